@@ -1,0 +1,1 @@
+"""CHAZZ: an esoteric language whose program is a FEN board (see docs/chazz.md)."""

@@ -1,0 +1,1 @@
+"""CQL-style chess queries over PGN files (see docs/cql.md)."""

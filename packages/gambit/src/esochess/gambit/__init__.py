@@ -1,0 +1,1 @@
+"""Gambit: a game-description language and its interpreter (see docs/gambit.md)."""
