@@ -4,20 +4,37 @@ from esochess.fen.diagnostics import (
     Note,
     SourceError,
     caret_line,
+    describe_token,
     format_diagnostic,
     format_diagnostics,
     from_lark,
     sort_diagnostics,
     source_line_at,
 )
+from esochess.fen.fen import FenError, parse_fen
+from esochess.fen.files import write_atomic
+from esochess.fen.grid import Grid, GridError, GridTooLarge, parse_grid
+from esochess.fen.render import render_ascii, render_html, render_svg, render_unicode
 
 __all__ = [
+    "FenError",
+    "Grid",
+    "GridError",
+    "GridTooLarge",
     "Note",
     "SourceError",
     "caret_line",
+    "describe_token",
     "format_diagnostic",
     "format_diagnostics",
     "from_lark",
+    "parse_fen",
+    "parse_grid",
+    "render_ascii",
+    "render_html",
+    "render_svg",
+    "render_unicode",
     "sort_diagnostics",
     "source_line_at",
+    "write_atomic",
 ]

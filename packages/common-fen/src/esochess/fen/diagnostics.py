@@ -14,7 +14,7 @@ and turning everything else into spaces, so the caret lines up whatever the tab 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import lark
 import lark.exceptions
@@ -57,18 +57,7 @@ class SourceError(Exception):
 
     def __reduce__(self) -> tuple[type[SourceError], tuple[object, ...]]:
         # Exceptions pickle through `args`; keep every field across process pools.
-        return (
-            type(self),
-            (
-                self.path,
-                self.line,
-                self.column,
-                self.message,
-                self.severity,
-                self.source_line,
-                self.notes,
-            ),
-        )
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
 
     def header(self) -> str:
         """Return the first line, `FILE:LINE:COL: SEVERITY: MESSAGE`."""
@@ -177,12 +166,12 @@ def from_lark(
     ):
         line, column = end_position(source)
         token = None
-    if line is None or line < 1 or column is None or column < 1:
+    if not isinstance(line, int) or not isinstance(column, int) or line < 1 or column < 1:
         line, column = end_position(source)
     if message is None:
         if isinstance(exc, lark.exceptions.UnexpectedCharacters):
             pos = exc.pos_in_stream
-            ch = source[pos] if 0 <= pos < len(source) else ""
+            ch = source[pos] if pos is not None and 0 <= pos < len(source) else ""
             message = f"unexpected character {ch!r}"
         else:
             message = f"unexpected {describe_token(token)}"
