@@ -11,7 +11,6 @@ from importlib.metadata import EntryPoint, entry_points
 
 import chess
 import click
-
 from esochess.fen.diagnostics import SourceError, format_diagnostic
 from esochess.fen.fen import parse_fen
 from esochess.fen.files import write_atomic
@@ -77,10 +76,16 @@ def fen_group() -> None:
 @fen_group.command("show")
 @click.argument("fen", nargs=-1, required=True)
 @click.option(
-    "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="ascii", show_default=True,
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(RENDERERS)),
+    default="ascii",
+    show_default=True,
     help="How to draw the board.",
 )
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of stdout.")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of stdout."
+)
 @click.option("--grid", is_flag=True, help="Read a permissive CHAZZ grid instead of a strict FEN.")
 def show(fen: tuple[str, ...], fmt: str, output: str | None, grid: bool) -> None:
     """Draw the position FEN (quoted, or as separate fields)."""

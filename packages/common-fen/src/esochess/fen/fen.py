@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 import chess
-
 from esochess.fen.diagnostics import SourceError
 
 FIELDS = ("placement", "side", "castling", "en passant", "halfmove", "fullmove")
@@ -32,7 +31,11 @@ _STATUS_MESSAGES: tuple[tuple[chess.Status, str, str], ...] = (
     (chess.STATUS_TOO_MANY_CHECKERS, "placement", "the king is attacked by too many pieces"),
     (chess.STATUS_IMPOSSIBLE_CHECK, "placement", "the check cannot have arisen from a legal move"),
     (chess.STATUS_BAD_CASTLING_RIGHTS, "castling", "castling rights do not fit the placement"),
-    (chess.STATUS_INVALID_EP_SQUARE, "en passant", "no double pawn step can have passed this square"),
+    (
+        chess.STATUS_INVALID_EP_SQUARE,
+        "en passant",
+        "no double pawn step can have passed this square",
+    ),
 )
 
 
@@ -63,11 +66,18 @@ def _check_placement(path: str, text: str, placement: str, start: int) -> None:
                 raise _fail(path, text, column + i, "placement", f"invalid character {ch!r}")
             if width > 8:
                 raise _fail(
-                    path, text, column + i, "placement", f"rank {9 - number} has more than 8 squares"
+                    path,
+                    text,
+                    column + i,
+                    "placement",
+                    f"rank {9 - number} has more than 8 squares",
                 )
         if width < 8:
             raise _fail(
-                path, text, column + len(rank), "placement",
+                path,
+                text,
+                column + len(rank),
+                "placement",
                 f"rank {9 - number} has {width} squares, expected 8",
             )
         column += len(rank) + 1
@@ -88,7 +98,9 @@ def _check_castling(path: str, text: str, castling: str, start: int) -> None:
         if where < 0:
             raise _fail(path, text, start + i, "castling", f"invalid character {ch!r}")
         if where <= last:
-            raise _fail(path, text, start + i, "castling", "rights must be written in the order KQkq")
+            raise _fail(
+                path, text, start + i, "castling", "rights must be written in the order KQkq"
+            )
         last = where
 
 
@@ -121,7 +133,13 @@ def parse_fen(
         elif name == "castling":
             _check_castling(path, text, value, start)
         elif name == "en passant" and not _EP.match(value):
-            raise _fail(path, text, start, "en passant", f"expected '-' or a square on rank 3 or 6, found {value!r}")
+            raise _fail(
+                path,
+                text,
+                start,
+                "en passant",
+                f"expected '-' or a square on rank 3 or 6, found {value!r}",
+            )
         elif name in ("halfmove", "fullmove"):
             _check_counter(path, text, value, start, name)
     if len(fields) < 4:

@@ -15,7 +15,9 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """
     target = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(
+        dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import chess
-
 from esochess.fen.diagnostics import SourceError
 
 PIECE_LETTERS = frozenset("PNBRQKpnbrqk")
@@ -137,7 +136,9 @@ def parse_grid(text: str, *, path: str = "<grid>", max_cells: int | None = None)
                     j += 1
                 if j - i > MAX_COUNT_DIGITS:
                     raise _error(
-                        path, line, start + i + 1,
+                        path,
+                        line,
+                        start + i + 1,
                         f"an empty count has {j - i} digits (at most {MAX_COUNT_DIGITS})",
                     )
                 tokens.append(int(rank[i:j]))
@@ -150,8 +151,12 @@ def parse_grid(text: str, *, path: str = "<grid>", max_cells: int | None = None)
     rows = len(tokens_per_rank)
     if max_cells is not None and rows * width > max_cells:
         raise GridTooLarge(
-            path, 1, 1, f"the grid has {rows * width} cells, more than {max_cells}",
-            source_line=line, cells=rows * width,
+            path,
+            1,
+            1,
+            f"the grid has {rows * width} cells, more than {max_cells}",
+            source_line=line,
+            cells=rows * width,
         )
 
     cells: list[str] = []

@@ -11,15 +11,24 @@ from html import escape
 
 import chess
 import chess.svg
-
 from esochess.fen.grid import Grid
 
 Drawable = chess.Board | Grid
 
 FILES = "abcdefgh"
 UNICODE_PIECES = {
-    "K": "\u2654", "Q": "\u2655", "R": "\u2656", "B": "\u2657", "N": "\u2658", "P": "\u2659",
-    "k": "\u265a", "q": "\u265b", "r": "\u265c", "b": "\u265d", "n": "\u265e", "p": "\u265f",
+    "K": "\u2654",
+    "Q": "\u2655",
+    "R": "\u2656",
+    "B": "\u2657",
+    "N": "\u2658",
+    "P": "\u2659",
+    "k": "\u265a",
+    "q": "\u265b",
+    "r": "\u265c",
+    "b": "\u265d",
+    "n": "\u265e",
+    "p": "\u265f",
 }
 
 
@@ -29,10 +38,7 @@ def _grid(drawable: Drawable) -> Grid:
 
 def _rows(grid: Grid, empty: str, glyphs: dict[str, str] | None) -> list[list[str]]:
     return [
-        [
-            (glyphs[c] if glyphs else c) if (c := grid[r, col]) else empty
-            for col in range(grid.cols)
-        ]
+        [(glyphs[c] if glyphs else c) if (c := grid[r, col]) else empty for col in range(grid.cols)]
         for r in range(grid.rows)
     ]
 

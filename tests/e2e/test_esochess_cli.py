@@ -1,0 +1,67 @@
+"""The umbrella `esochess` command and `esochess fen`, run as a real process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+def esochess(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("esochess")
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=60)
+
+
+def test_help_lists_fen() -> None:
+    result = esochess("--help")
+    assert result.returncode == 0
+    assert "fen" in result.stdout.split("Commands:")[1]
+
+
+def test_fen_show_prints_the_board() -> None:
+    result = esochess("fen", "show", START)
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[0] == "8 r n b q k b n r"
+    assert result.stdout.splitlines()[-1] == "  a b c d e f g h"
+
+
+def test_fen_show_accepts_separate_fields() -> None:
+    assert esochess("fen", "show", *START.split()).stdout == esochess("fen", "show", START).stdout
+
+
+def test_broken_fen_names_field_and_column_without_traceback() -> None:
+    result = esochess("fen", "show", START.replace(" w ", " x "))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "<fen>:1:45: error: side field: expected 'w' or 'b', found 'x'",
+        START.replace(" w ", " x "),
+        " " * 44 + "^",
+    ]
+    assert "Traceback" not in result.stderr
+
+
+def test_fen_check_exit_codes() -> None:
+    assert esochess("fen", "check", START).returncode == 0
+    bad = esochess("fen", "check", "8/8/8/8/8/8/8/8 w - - 0 1")
+    assert bad.returncode == 1 and "no white king" in bad.stderr
+
+
+def test_show_formats_and_output_file(tmp_path: Path) -> None:
+    out = tmp_path / "board.html"
+    assert esochess("fen", "show", "--format", "html", "-o", str(out), START).returncode == 0
+    assert out.read_text().count("<td ") == 64
+    svg = esochess("fen", "show", "--format", "svg", START)
+    assert svg.returncode == 0 and svg.stdout.startswith("<svg")
+
+
+def test_grid_mode() -> None:
+    result = esochess("fen", "show", "--grid", "P10/k b")
+    assert result.returncode == 0
+    assert result.stdout.splitlines() == ["P" + " ." * 10, "k" + " ." * 10]
+
+
+def test_unknown_subcommand_is_a_usage_error() -> None:
+    result = esochess("nosuch")
+    assert result.returncode == 2 and "No such command" in result.stderr
