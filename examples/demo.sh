@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: runs each language's demo on the shipped examples (examples/*/demo.sh).
 set -euo pipefail
+shopt -s nullglob
 cd "$(dirname "$0")/.."
 echo "== esochess fen: the shared board core"
 esochess fen show 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1'
