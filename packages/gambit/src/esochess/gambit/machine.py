@@ -1,0 +1,559 @@
+"""The Gambit machine: a paused, forkable execution of a checked program (§10, §11).
+
+This is the run-time API the game layer (sessions, players, look-ahead, MCTS) builds on:
+
+    program = compile_source(text, path)          # esochess.gambit.interpreter
+    m = Machine(program, seed=7, players=2, io=my_io)
+    out = m.run_until_decision()                  # Decision | Result | Illegal
+    while isinstance(out, Decision):
+        m.choose(1)                               # 1-based option index, or sorted tuple
+        out = m.run_until_decision()
+
+`fork()` copies the whole execution state (frames, locals, game store, chance RNG, turn
+bookkeeping) in time proportional to the store, never by re-running the program: Gambit
+calls live in explicit `Frame`s, not in Python recursion, and every value is immutable
+(see values.py), so a fork shares values and copies only containers. Forks have no I/O.
+
+Design (Appendix C (b)): the interpreter compiles each function, procedure, trait and
+notation body into a `Code` of statement-level instructions whose expressions are Python
+closures `f(machine, locals)`. Only `choose` and calls of procedures that may reach a
+`choose` are instructions that can pause; everything else runs to completion, so a
+pause can only happen in an explicit frame and a fork sees the whole control state.
+
+Run-time errors surface as `GambitRuntimeError` (a `SourceError` with severity
+`runtime error` and `called from` lines); nothing here prints.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from esochess.fen import SourceError, format_diagnostic
+
+from esochess.gambit.values import UNSET, Inst, display
+
+if TYPE_CHECKING:
+    from esochess.gambit.interpreter import Program, Prop
+
+CALL_DEPTH_LIMIT = 1000
+
+# Instruction opcodes (the first element of each instruction tuple).
+OP_EXEC = 0  # (op, f): evaluate f for its effects
+OP_SET = 1  # (op, slot, f): locals[slot] = f()
+OP_JUMP = 2  # (op, target)
+OP_JF = 3  # (op, f, target): jump when f() is false
+OP_ITER = 4  # (op, f, slot): locals[slot] = (snapshot, 0)
+OP_NEXT = 5  # (op, slot, var, target): next element into var, or jump when done
+OP_RET = 6  # (op, f | None): return f() (or no value)
+OP_CALL = 7  # (op, resolve, dest, pos): resolve() -> (code, args); push a frame
+OP_CHOOSE = 8  # (op, spec, dest, pos, secret): pause at a decision
+
+Pos = tuple[int, int]
+Evaluator = Callable[["Machine", list[Any]], Any]
+
+
+class GambitIO(Protocol):
+    """The console side of a real execution, supplied by cli.py or the game layer."""
+
+    def output(self, text: str) -> None:
+        """Write one line of program output (`print`), without its newline."""
+
+    def trace(self, line: int, col: int, event: str) -> None:
+        """Report one engine event of §11.7 (write, create, call dispatch, chance)."""
+
+
+@dataclass
+class GambitRuntimeError(SourceError):
+    """A run-time error (§13.2): a `SourceError` plus indented `called from` lines.
+
+    `trace_lines` are rendered after the caret line exactly as given (each already
+    starts with two spaces); the game layer may append a `while exploring …` line with
+    `dataclasses.replace`. `exit_code` is 1 (4 is used for end of human input).
+    """
+
+    trace_lines: tuple[str, ...] = field(default=())
+    exit_code: int = 1
+
+    def render(self, source: str | None = None) -> str:
+        """The full diagnostic text (no trailing newline)."""
+        return "\n".join([format_diagnostic(self, source), *self.trace_lines])
+
+
+class RunError(Exception):
+    """Raised by compiled code: a run-time error at a source position."""
+
+    def __init__(self, pos: Pos, message: str) -> None:
+        super().__init__(message)
+        self.pos = pos
+        self.message = message
+
+
+class GameEnd(Exception):
+    """Raised by `wins`/`loses`/`draw`: the game ends from any call depth (§10.6)."""
+
+    def __init__(self, result: Result) -> None:
+        super().__init__(result.line)
+        self.result = result
+
+
+class IllegalSignal(Exception):
+    """Raised by `illegal` (or an empty `choose`): the current option is not legal."""
+
+    def __init__(self, pos: Pos) -> None:
+        super().__init__("illegal")
+        self.pos = pos
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A pending `choose` (§10.2).
+
+    `options` is the full option list (duplicates kept); `labels` their display forms;
+    `k` is None for a plain choose, K for `choose[K]`; `new_turn` is True when a
+    `commit` ran since the previous decision (seat changes are the caller's to see).
+    """
+
+    seat: int
+    options: tuple[Any, ...]
+    labels: tuple[str, ...]
+    k: int | None
+    secret: bool
+    prompt: str | None
+    line: int
+    col: int
+    new_turn: bool
+
+
+@dataclass(frozen=True)
+class Result:
+    """The end of the game (§10.6): winners/losers by seat, or a draw, or no result.
+
+    `line`/`col` locate the ending statement (None when `main` returned or the decision
+    limit was reached).
+    """
+
+    seats: int
+    winners: tuple[int, ...] = ()
+    draw: bool = False
+    line_no: int | None = None
+    col: int | None = None
+
+    @property
+    def no_result(self) -> bool:
+        """True when main returned (nobody won and it was no draw, §10.6)."""
+        return not self.draw and not self.winners and self.line_no is None
+
+    @property
+    def line(self) -> str:
+        """The result line printed by the engine."""
+        if self.draw:
+            return "Draw"
+        if self.winners:
+            if len(self.winners) == 1:
+                return f"Player {self.winners[0]} wins"
+            return "Players " + ", ".join(str(w) for w in self.winners) + " win"
+        if self.line_no is None:
+            return "No result"
+        return "Player 1 loses" if self.seats == 1 else "Nobody wins"
+
+    def scores(self) -> tuple[float, ...]:
+        """Per-seat reward for AI players: win 1, draw 0.5, loss 0, no result 0.5."""
+        if self.draw or self.no_result:
+            return tuple(0.5 for _ in range(self.seats))
+        return tuple(1.0 if s in self.winners else 0.0 for s in range(1, self.seats + 1))
+
+
+@dataclass(frozen=True)
+class Illegal:
+    """`illegal` ran (or a `choose` had no options) at `line`:`col` (§10.4)."""
+
+    line: int
+    col: int
+
+
+class Code:
+    """A compiled body: statement instructions, their local slot count and its name."""
+
+    __slots__ = ("name", "kind", "instrs", "nlocals", "where")
+
+    def __init__(self, name: str, kind: str, nlocals: int = 0) -> None:
+        self.name = name
+        self.kind = kind
+        self.instrs: list[tuple[Any, ...]] = []
+        self.nlocals = nlocals
+        # How `called from` lines name this body: `main`, `f`, `trait name`.
+        self.where = name
+
+
+class Frame:
+    """One active Gambit call: its code, next instruction, locals and return slot."""
+
+    __slots__ = ("code", "pc", "locals", "dest", "call_pos")
+
+    def __init__(self, code: Code, args: Sequence[Any], dest: int, call_pos: Pos | None) -> None:
+        self.code = code
+        self.pc = 0
+        self.locals: list[Any] = list(args) + [None] * (code.nlocals - len(args))
+        self.dest = dest
+        self.call_pos = call_pos
+
+    def copy(self) -> Frame:
+        """An independent copy (values are immutable, so a shallow copy suffices)."""
+        f = Frame.__new__(Frame)
+        f.code = self.code
+        f.pc = self.pc
+        f.locals = list(self.locals)
+        f.dest = self.dest
+        f.call_pos = self.call_pos
+        return f
+
+
+class Machine:
+    """One execution of a program's `main`, paused at decisions and forkable."""
+
+    def __init__(
+        self,
+        program: Program,
+        *,
+        seed: int,
+        players: int,
+        io: GambitIO | None = None,
+        trace: bool = False,
+    ) -> None:
+        if sys.getrecursionlimit() < 20000:
+            # Pure calls nest in Python; the Gambit depth limit must trigger first.
+            sys.setrecursionlimit(20000)
+        self.program = program
+        self.seats = players
+        self.io = io
+        self.tracing = trace and io is not None
+        self.rng = random.Random(seed)
+        self.store: dict[tuple[int, tuple[Any, ...]], Any] = {}
+        self.instances: dict[str, tuple[Inst, ...]] = {t: () for t in program.entity_order}
+        self.instances["Player"] = tuple(Inst("Player", k) for k in range(1, players + 1))
+        self.frames: list[Frame] = [Frame(program.main, (), -1, None)]
+        self.pending: tuple[int, tuple[Any, ...], int | None] | None = None
+        self.decisions_made = 0
+        self.committed = False
+        self.finished: Result | None = None
+        self.selector_cache: dict[Any, tuple[Inst, ...]] = {}
+
+    # ----------------------------------------------------------------- public API
+
+    def run_until_decision(self) -> Decision | Result | Illegal:
+        """Run until the next `choose` (a Decision), the end of the game, or `illegal`.
+
+        Raises `GambitRuntimeError` for a run-time error of the program.
+        """
+        if self.finished is not None:
+            return self.finished
+        if self.pending is not None:
+            raise RuntimeError("choose() must answer the pending decision first")
+        try:
+            out = self._exec(0)
+        except GameEnd as end:
+            self.finished = end.result
+            return end.result
+        except IllegalSignal as sig:
+            return Illegal(sig.pos[0], sig.pos[1])
+        except RunError as err:
+            raise self._runtime_error(err.pos, err.message) from None
+        except RecursionError:
+            raise self._runtime_error(
+                self._top_pos(), f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded"
+            ) from None
+        if isinstance(out, Decision):
+            return out
+        self.finished = Result(self.seats)
+        return self.finished
+
+    def choose(self, index: int | tuple[int, ...]) -> None:
+        """Answer the pending decision with a 1-based option index (sorted tuple for K)."""
+        if self.pending is None:
+            raise RuntimeError("no decision is pending")
+        dest, options, k = self.pending
+        if isinstance(index, tuple):
+            value: Any = tuple(options[i - 1] for i in index)
+        else:
+            value = options[index - 1]
+        if dest >= 0:
+            self.frames[-1].locals[dest] = value
+        self.pending = None
+        self.decisions_made += 1
+        self.committed = False
+
+    def fork(self) -> Machine:
+        """An independent copy of the execution state, with no I/O and no tracing."""
+        m = Machine.__new__(Machine)
+        m.program = self.program
+        m.seats = self.seats
+        m.io = None
+        m.tracing = False
+        m.rng = random.Random()
+        m.rng.setstate(self.rng.getstate())
+        m.store = dict(self.store)
+        m.instances = dict(self.instances)
+        m.frames = [f.copy() for f in self.frames]
+        m.pending = self.pending
+        m.decisions_made = self.decisions_made
+        m.committed = self.committed
+        m.finished = self.finished
+        m.selector_cache = dict(self.selector_cache)
+        return m
+
+    def reseed(self, n: int) -> None:
+        """Replace the chance RNG by `random.Random(n)` (MCTS simulations, §15.2)."""
+        self.rng = random.Random(n)
+
+    def display(self, value: Any) -> str:
+        """The display form of a value (§11.9), using entities' `name` properties."""
+        return display(value, self._name_of)
+
+    # State enumeration for hashing (§11.5) and records.
+
+    def entity_types(self) -> list[str]:
+        """Entity type names in declaration order, `Player` first."""
+        return ["Player", *[t for t in self.program.entity_order if t != "Player"]]
+
+    def instance_list(self, type_name: str) -> tuple[Inst, ...]:
+        """The instances of a type in creation order."""
+        return self.instances.get(type_name, ())
+
+    def fixed_unary_props(self, type_name: str) -> list[str]:
+        """Names of the unary fixed properties of an entity type, in declaration order."""
+        return [
+            p.name
+            for p in self.program.props
+            if p.kind == "fixed" and p.params == (type_name,)
+        ]
+
+    def state_props(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(name, entity parameter types) of every state property, in declaration order."""
+        return [(p.name, p.params) for p in self.program.props if p.kind == "state"]
+
+    def read(self, name: str, args: tuple[Inst, ...]) -> Any:
+        """Read a fixed or state property by name and entity tuple; UNSET if never set."""
+        prop = self.program.find_prop(name, tuple(a.type_name for a in args))
+        if prop is None:
+            raise KeyError(name)
+        try:
+            return self.read_prop(prop, args, None)
+        except RunError:
+            return UNSET
+
+    read_state = read
+
+    def state_hash_items(self) -> dict[str, Any]:
+        """The game state as plain data: instances with fixed values, and state tuples."""
+        from itertools import product
+
+        instances = {
+            t: [
+                {n: self.read(n, (i,)) for n in self.fixed_unary_props(t)}
+                for i in self.instance_list(t)
+            ]
+            for t in self.entity_types()
+        }
+        state: dict[str, list[tuple[list[str], Any]]] = {}
+        for name, params in self.state_props():
+            rows = []
+            for args in product(*(self.instance_list(t) for t in params)):
+                rows.append(([a.ident for a in args], self.read(name, tuple(args))))
+            state.setdefault(name, []).extend(rows)
+        return {"instances": instances, "state": state}
+
+    # ----------------------------------------------------------- used by compiled code
+
+    def output(self, text: str) -> None:
+        """Program output (`print`); dropped in forks."""
+        if self.io is not None:
+            self.io.output(text)
+
+    def trace(self, pos: Pos, event: str) -> None:
+        """Report a trace event when tracing."""
+        if self.tracing and self.io is not None:
+            self.io.trace(pos[0], pos[1], event)
+
+    def call(self, code: Code, args: Sequence[Any], pos: Pos) -> Any:
+        """Run a body that cannot pause to completion and return its value."""
+        if len(self.frames) >= CALL_DEPTH_LIMIT:
+            raise RunError(pos, f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded in '{code.name}'")
+        base = len(self.frames)
+        self.frames.append(Frame(code, args, -1, pos))
+        return self._exec(base)
+
+    def read_prop(self, prop: Prop, args: tuple[Any, ...], pos: Pos | None) -> Any:
+        """Read property `prop` of the entity tuple `args` (traits are recomputed)."""
+        if prop.kind == "trait":
+            assert prop.code is not None
+            return self.call(prop.code, args, pos or (0, 0))
+        key = (prop.pid, args)
+        v = self.store.get(key, UNSET)
+        if v is not UNSET:
+            return v
+        if prop.default is not None:
+            v = prop.default(self, list(args) + [None] * prop.default_locals)
+            if prop.kind == "fixed":
+                self.store[key] = v
+            return v
+        if prop.zero is not UNSET:
+            return prop.zero
+        where = ", ".join(a.ident for a in args)
+        of = f" of {where}" if where else ""
+        raise RunError(pos or (0, 0), f"property '{prop.name}'{of} read before it was set")
+
+    def write_prop(self, prop: Prop, args: tuple[Any, ...], value: Any, pos: Pos) -> None:
+        """Write a state property (tracing the write)."""
+        key = (prop.pid, args)
+        if self.tracing:
+            old = self.store.get(key, UNSET)
+            if old is UNSET:
+                try:
+                    old = self.read_prop(prop, args, pos)
+                except RunError:
+                    old = UNSET
+            shown = "unset" if old is UNSET else self.display(old)
+            if not args:
+                target = prop.name
+            elif len(args) == 1:
+                target = f"{args[0].ident}.{prop.name}"
+            else:
+                target = "(" + ", ".join(a.ident for a in args) + f").{prop.name}"
+            self.trace(pos, f"write {target} = {self.display(value)} (was {shown})")
+        self.store[key] = value
+
+    def create(self, type_name: str) -> Inst:
+        """Allocate the next instance of an entity type (§10.1)."""
+        existing = self.instances[type_name]
+        inst = Inst(type_name, len(existing) + 1)
+        self.instances[type_name] = existing + (inst,)
+        if self.selector_cache:
+            self.selector_cache.clear()
+        return inst
+
+    def end_turn(self) -> None:
+        """`commit`: the next decision starts a new turn (§10.3)."""
+        if self.decisions_made > 0:
+            self.committed = True
+
+    # ------------------------------------------------------------------ internals
+
+    def _name_of(self, inst: Inst) -> str | None:
+        prop = self.program.name_props.get(inst.type_name)
+        if prop is None:
+            return None
+        v = self.read_prop(prop, (inst,), None)
+        return v if isinstance(v, str) else display(v, self._name_of)
+
+    def _top_pos(self) -> Pos:
+        for f in reversed(self.frames):
+            if f.call_pos is not None:
+                return f.call_pos
+        return (1, 1)
+
+    def _runtime_error(self, pos: Pos, message: str) -> GambitRuntimeError:
+        path = self.program.path
+        lines: list[str] = []
+        frames = self.frames
+        for j in range(len(frames) - 1, 0, -1):
+            cp = frames[j].call_pos
+            if cp is None:
+                continue
+            lines.append(f"  called from {frames[j - 1].code.where} at {path}:{cp[0]}:{cp[1]}")
+            if len(lines) == 10:
+                break
+        return GambitRuntimeError(
+            path,
+            pos[0],
+            pos[1],
+            message,
+            severity="runtime error",
+            source_line=_line_of(self.program.source, pos[0]),
+            trace_lines=tuple(lines),
+        )
+
+    def _exec(self, base: int) -> Any:
+        """Execute frames above depth `base`; return a Decision at a `choose` (base 0
+        only), or the value returned by the frame at depth `base` (None at main's end)."""
+        frames = self.frames
+        frame = frames[-1]
+        instrs = frame.code.instrs
+        L = frame.locals
+        while True:
+            ins = instrs[frame.pc]
+            frame.pc += 1
+            op = ins[0]
+            if op == OP_EXEC:
+                ins[1](self, L)
+            elif op == OP_SET:
+                L[ins[1]] = ins[2](self, L)
+            elif op == OP_JF:
+                if not ins[1](self, L):
+                    frame.pc = ins[2]
+            elif op == OP_JUMP:
+                frame.pc = ins[1]
+            elif op == OP_NEXT:
+                seq, i = L[ins[1]]
+                if i >= len(seq):
+                    frame.pc = ins[3]
+                else:
+                    L[ins[2]] = seq[i]
+                    L[ins[1]] = (seq, i + 1)
+            elif op == OP_ITER:
+                L[ins[2]] = (ins[1](self, L), 0)
+            elif op == OP_RET:
+                value = ins[1](self, L) if ins[1] is not None else None
+                frames.pop()
+                if len(frames) == base:
+                    return value
+                dest = frame.dest
+                frame = frames[-1]
+                instrs = frame.code.instrs
+                L = frame.locals
+                if dest >= 0:
+                    L[dest] = value
+            elif op == OP_CALL:
+                code, args = ins[1](self, L)
+                if len(frames) >= CALL_DEPTH_LIMIT:
+                    raise RunError(
+                        ins[3], f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded in '{code.name}'"
+                    )
+                frame = Frame(code, args, ins[2], ins[3])
+                frames.append(frame)
+                instrs = code.instrs
+                L = frame.locals
+            elif op == OP_CHOOSE:
+                return self._decide(ins, L, base)
+            else:  # pragma: no cover - the compiler emits only the opcodes above
+                raise AssertionError(f"bad opcode {op}")
+
+    def _decide(self, ins: tuple[Any, ...], L: list[Any], base: int) -> Decision:
+        _, spec, dest, pos, secret = ins
+        if base != 0:  # pragma: no cover - the checker keeps choose out of pure code
+            raise RunError(pos, "'choose' cannot run inside a function")
+        player, k, prompt, options = spec(self, L)
+        if k is not None and k < 1:
+            raise RunError(pos, f"choose[{k}] needs K of at least 1")
+        if not options or (k is not None and k > len(options)):
+            raise IllegalSignal(pos)
+        self.pending = (dest, options, k)
+        return Decision(
+            seat=player.index,
+            options=options,
+            labels=tuple(self.display(o) for o in options),
+            k=k,
+            secret=secret,
+            prompt=prompt,
+            line=pos[0],
+            col=pos[1],
+            new_turn=self.committed,
+        )
+
+
+def _line_of(source: str, line: int) -> str | None:
+    lines = source.splitlines()
+    return lines[line - 1] if 1 <= line <= len(lines) else None
