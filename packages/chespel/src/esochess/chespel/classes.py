@@ -1,0 +1,88 @@
+"""Chespel classes (§3): the ten base classes and list classes, as static types.
+
+A class is either a `Base` member (`Base.NUM`, `Base.PIECE`, ...) or a `ListOf(element)`;
+`ListOf(None)` is the class of the empty list literal, written `[]` (§3.6). `str()` of a
+class is its name as diagnostics print it (`Num`, `[Piece]`, `[]`).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Base(enum.Enum):
+    """The ten classes that are not lists; the value is the class name."""
+
+    BOOL = "Bool"
+    NUM = "Num"
+    STRING = "String"
+    ROW = "Row"
+    COL = "Col"
+    CELL = "Cell"
+    TYPE = "Type"
+    PLAYER = "Player"
+    COLOR = "Color"
+    PIECE = "Piece"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class ListOf:
+    """The list class `[X]`; `element` None is the empty-list class `[]`."""
+
+    element: Base | None
+
+    def __str__(self) -> str:
+        return "[]" if self.element is None else f"[{self.element}]"
+
+
+Class = Base | ListOf
+
+EMPTY_LIST = ListOf(None)
+
+# Classes with an implicit numeric value (§3.7): Row number, Col number, Type value.
+NUMERIC: frozenset[Base] = frozenset({Base.NUM, Base.ROW, Base.COL, Base.TYPE})
+
+# Classes with `<` (§3.8); list sorting additionally accepts Piece.
+ORDERABLE: frozenset[Base] = frozenset({Base.NUM, Base.ROW, Base.COL, Base.TYPE, Base.CELL})
+
+# Classes that have `==` (§3.9); lists have it too, String never.
+EQUATABLE: frozenset[Base] = frozenset(Base) - {Base.STRING}
+
+# Classes a list may hold (§3.6: not String, not List).
+LISTABLE: frozenset[Base] = frozenset(Base) - {Base.STRING}
+
+BY_NAME: dict[str, Base] = {b.value: b for b in Base}
+
+
+def parse_class(text: str) -> Class:
+    """Read a class name as written in the library table: `Num`, `[Cell]` or `[]`."""
+    text = text.strip()
+    if text == "[]":
+        return EMPTY_LIST
+    if text.startswith("[") and text.endswith("]"):
+        return ListOf(BY_NAME[text[1:-1]])
+    return BY_NAME[text]
+
+
+def is_numeric(cls: Class) -> bool:
+    """True for Num and the classes that convert to Num (§3.7)."""
+    return isinstance(cls, Base) and cls in NUMERIC
+
+
+def is_list(cls: Class) -> bool:
+    """True for every list class, `[]` included."""
+    return isinstance(cls, ListOf)
+
+
+def lists_compatible(a: ListOf, b: ListOf) -> bool:
+    """`[X]` with `[X]`, or either is `[]` (§3.6)."""
+    return a.element is None or b.element is None or a.element == b.element
+
+
+def common_list(a: ListOf, b: ListOf) -> ListOf:
+    """The class of `a ++ b` for compatible lists: the non-empty one wins."""
+    return a if a.element is not None else b
