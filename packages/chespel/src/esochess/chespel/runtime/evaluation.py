@@ -1,0 +1,151 @@
+"""The evaluation function of §8: fixed values, rule passes, endgame phase, justifications.
+
+A compiled program (the module that codegen writes, or any object with the same
+attributes) provides four functions that run the rules of one module for perspective
+colour `c` and return the unclamped milli-unit sum (`score_main`, `score_endgame`) or
+append justification items (`verbose_main`, `verbose_endgame`), plus its parameters.
+`Program` wraps it with the driver logic that does not depend on the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import chess
+from esochess.chespel.runtime.library import Context
+from esochess.chespel.runtime.values import clamp, format_signed
+
+Item = tuple[str, str, int, str]
+"""A justification item: (prefix, rule name, contribution, text) (§8.7)."""
+
+ScoreFunction = Callable[[Context, bool], int]
+VerboseFunction = Callable[[Context, bool, list[Item]], None]
+
+CHECKMATE_SCORE = 10_000_000
+
+
+def _no_score(ctx: Context, c: bool) -> int:
+    return 0
+
+
+def _no_items(ctx: Context, c: bool, out: list[Item]) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class OpeningRule:
+    """One rule of the opening module: origin and destination FENs, line of the origin."""
+
+    line: int
+    origin: str
+    destination: str
+
+
+@dataclass(frozen=True)
+class Program:
+    """A compiled Chespel program: its parameters and its generated rule functions."""
+
+    name: str
+    source_path: str
+    score_main: ScoreFunction = _no_score
+    verbose_main: VerboseFunction = _no_items
+    score_endgame: ScoreFunction = _no_score
+    verbose_endgame: VerboseFunction = _no_items
+    has_endgame_rules: bool = False
+    max_time: float = 4.0
+    max_depth: int = 64
+    hash_size: int = 64
+    quiescence: bool = True
+    threshold: int = 20_000
+    replace: bool = False
+    openings: tuple[OpeningRule, ...] = ()
+
+    @classmethod
+    def from_module(cls, module: ModuleType | Any) -> Program:
+        """Wrap a generated program module (see codegen.py for its attributes)."""
+        return cls(
+            name=module.NAME,
+            source_path=module.SOURCE_PATH,
+            score_main=module.score_main,
+            verbose_main=module.verbose_main,
+            score_endgame=module.score_endgame,
+            verbose_endgame=module.verbose_endgame,
+            has_endgame_rules=module.HAS_ENDGAME_RULES,
+            max_time=module.MAX_TIME,
+            max_depth=module.MAX_DEPTH,
+            hash_size=module.HASH_SIZE,
+            quiescence=module.QUIESCENCE,
+            threshold=module.THRESHOLD,
+            replace=module.REPLACE,
+            openings=tuple(OpeningRule(*rule) for rule in module.OPENINGS),
+        )
+
+    def context(self, board: chess.Board, flags: int) -> Context:
+        """A fresh evaluation context for one position."""
+        return Context(board, flags, self.threshold)
+
+    def _endgame(self, ctx: Context) -> bool:
+        return self.has_endgame_rules and ctx.phase_material() <= self.threshold
+
+    def rule_score(self, board: chess.Board, color: bool, flags: int) -> int:
+        """The clamped rule-based score for `color`, without the fixed values of §8.2."""
+        ctx = Context(board, flags, self.threshold)
+        if self._endgame(ctx):
+            total = self.score_endgame(ctx, color)
+            if not self.replace:
+                total += self.score_main(ctx, color)
+        else:
+            total = self.score_main(ctx, color)
+        return clamp(total)
+
+    def evaluate(self, board: chess.Board, color: bool, flags: int) -> int:
+        """The evaluation of §8 for perspective `color`, in milli-units."""
+        fixed = fixed_value(board, color)
+        if fixed is not None:
+            return fixed[0]
+        return self.rule_score(board, color, flags)
+
+    def evaluate_verbose(self, board: chess.Board, color: bool, flags: int) -> tuple[int, list[str]]:
+        """The evaluation with its justification lines (§8.7)."""
+        fixed = fixed_value(board, color)
+        if fixed is not None:
+            return fixed[0], [f"game over: {fixed[1]}"]
+        ctx = Context(board, flags, self.threshold)
+        items: list[Item] = []
+        if self._endgame(ctx):
+            if not self.replace:
+                self.verbose_main(ctx, color, items)
+            self.verbose_endgame(ctx, color, items)
+        else:
+            self.verbose_main(ctx, color, items)
+        return clamp(sum(item[2] for item in items)), merge_items(items)
+
+
+def fixed_value(board: chess.Board, color: bool) -> tuple[int, str] | None:
+    """The fixed value of §8.2 and its reason, or None when the rules decide."""
+    if not any(board.generate_legal_moves()):
+        if board.is_check():
+            return (-CHECKMATE_SCORE if board.turn == color else CHECKMATE_SCORE), "checkmate"
+        return 0, "stalemate"
+    if board.is_insufficient_material():
+        return 0, "insufficient material"
+    return None
+
+
+def merge_items(items: list[Item]) -> list[str]:
+    """Merge identical items and render the justification lines (§8.7)."""
+    counts: dict[Item, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    lines = []
+    for (prefix, rule, value, text), n in counts.items():
+        line = f"{prefix}{rule}: {format_signed(clamp(value * n))}"
+        if text:
+            line += " " + text
+        if n >= 2:
+            line += f" ({n})"
+        lines.append(line)
+    return lines

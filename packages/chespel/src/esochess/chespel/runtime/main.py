@@ -1,0 +1,50 @@
+"""The executable's entry point (§10.1): REPL by default, `--uci`, `--help`."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from esochess.chespel.runtime.engine import Engine
+from esochess.chespel.runtime.evaluation import Program
+from esochess.chespel.runtime.repl import Output, Repl
+from esochess.chespel.runtime.uci import UciSession
+
+USAGE = """usage: {name} [--uci | --help]
+  (no argument)  start the REPL: type 'help' for its commands
+  --uci          start in UCI mode, for chess GUIs and python-chess
+  --help         print this text"""
+
+
+def run_repl(program: Program, stdin: TextIO, stdout: TextIO, interactive: bool = False) -> int:
+    """Run the REPL (switching to UCI mode on `uci`); returns the exit status."""
+    repl = Repl(program, stdin, stdout, interactive)
+    if repl.run() == "uci":
+        return UciSession(repl.engine, repl.out).run(repl.lines, first="uci")
+    return 0
+
+
+def run_uci(program: Program, stdin: TextIO, stdout: TextIO) -> int:
+    """Run UCI mode from the first line; returns the exit status."""
+    out = Output(stdout)
+    engine = Engine(program, out.line)
+    lines = (line.strip() for line in stdin if line.strip())
+    return UciSession(engine, out).run(lines)
+
+
+def main(program: Program, argv: list[str]) -> int:
+    """Dispatch on the command-line arguments of a built engine."""
+    try:
+        if argv == ["--help"]:
+            print(USAGE.format(name=program.name))
+            return 0
+        if argv == ["--uci"]:
+            return run_uci(program, sys.stdin, sys.stdout)
+        if argv:
+            print(USAGE.format(name=program.name), file=sys.stderr)
+            return 2
+        return run_repl(program, sys.stdin, sys.stdout, sys.stdin.isatty())
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
