@@ -1,0 +1,309 @@
+"""Chespel parser: source text -> `ast.Program` (lark LALR + the layout post-lexer).
+
+`parse(path, text)` returns the program or raises `SourceError` for the first lexical,
+layout or syntax error (E01-E12, E14, E39, E40 end the analysis, §7.2). `prepare_source`
+applies §1.1 (BOM, CRLF) and is what diagnostics should quote from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import lark
+import lark.exceptions
+from lark import Token, Transformer
+
+from esochess.chespel import ast
+from esochess.chespel.layout import Layout, LayoutError
+from esochess.fen import SourceError, source_line_at
+from esochess.fen.diagnostics import describe_token, end_position
+
+TYPE_OF_WORD: dict[str, int] = {
+    "pawn": 1,
+    "P": 1,
+    "knight": 2,
+    "N": 2,
+    "bishop": 3,
+    "B": 3,
+    "rock": 4,
+    "rook": 4,
+    "R": 4,
+    "queen": 5,
+    "Q": 5,
+    "king": 6,
+    "K": 6,
+}
+
+
+@cache
+def _lark() -> lark.Lark:
+    grammar = resources.files("esochess.chespel").joinpath("grammar.lark").read_text("utf-8")
+    return lark.Lark(grammar, parser="lalr", lexer="basic", postlex=Layout(), start="start")
+
+
+def prepare_source(text: str) -> str:
+    """Drop a UTF-8 BOM and the CR of every CRLF (§1.1)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n")
+
+
+def parse(path: str, text: str) -> ast.Program:
+    """Parse a whole Chespel source (already `prepare_source`d) into a Program."""
+    try:
+        tree = _lark().parse(text)
+        return _ToAst(path).transform(tree)
+    except LayoutError as exc:
+        raise _error(path, text, exc.line, exc.column, exc.message) from None
+    except lark.exceptions.VisitError as exc:
+        inner = exc.orig_exc
+        if isinstance(inner, LayoutError):
+            raise _error(path, text, inner.line, inner.column, inner.message) from None
+        raise
+    except lark.exceptions.UnexpectedCharacters as exc:
+        where = exc.pos_in_stream or 0
+        ch = text[where] if 0 <= where < len(text) else ""
+        shown = ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+        raise _error(path, text, exc.line, exc.column, f"unexpected character '{shown}'") from None
+    except lark.exceptions.UnexpectedToken as exc:
+        raise _syntax_error(path, text, exc) from None
+    except lark.exceptions.UnexpectedInput as exc:
+        line, column = end_position(text)
+        raise _error(path, text, line, column, "unexpected end of file") from exc
+
+
+def _error(path: str, text: str, line: int, column: int, message: str) -> SourceError:
+    return SourceError(path, line, column, message, source_line=source_line_at(text, line))
+
+
+# Expected-token descriptions for E12, most useful first.
+_PUNCT = {
+    "SEMI": "';'",
+    "COLON": "':'",
+    "RPAR": "')'",
+    "RSQB": "']'",
+    "ARROW": "'->'",
+    "ASSIGN": "'='",
+}
+_EXPR_START = {"NUMBER", "STRING", "LPAR", "LSQB", "ROW", "COL", "CELL", "TYPE", "IDENT"}
+
+
+def _describe_expected(expected: set[str]) -> str:
+    for name, text in _PUNCT.items():
+        if name in expected:
+            return text
+    if "SCORE" in expected:
+        return "a statement"
+    if "RULE" in expected:
+        return "'rule'"
+    if "MODULE" in expected:
+        return "'module'"
+    if expected and expected <= {"NUMBER", "BOOL", "MINUS"}:
+        return "a number, 'true' or 'false'"
+    if expected & _EXPR_START and "NUMBER" in expected:
+        return "an expression"
+    if "STRING" in expected:
+        return "a string"
+    if "IDENT" in expected:
+        return "a name"
+    if "$END" in expected:
+        return "end of file"
+    return "something else"
+
+
+def _syntax_error(path: str, text: str, exc: lark.exceptions.UnexpectedToken) -> SourceError:
+    token: Token = exc.token
+    expected = set(exc.expected)
+    if token.type == "$END":
+        line, column = end_position(text)
+        found = "end of file"
+    else:
+        line, column = token.line or 1, token.column or 1
+        found = describe_token(token)
+        if token.type in ("_INDENT", "_DEDENT"):
+            found = "end of block"
+    if "SCORE" in expected and "COLON" in expected:
+        return _error(path, text, line, column, "an inline if may only contain a score statement")
+    message = f"expected {_describe_expected(expected)}, found {found}"
+    return _error(path, text, line, column, message)
+
+
+# ------------------------------------------------------------------ tree -> AST
+
+
+def _pos(tok: Token) -> ast.Pos:
+    return ast.Pos(tok.line or 1, tok.column or 1)
+
+
+class _Args:
+    """The argument list of a call, kept apart from expressions during the transform."""
+
+    def __init__(self, items: tuple[ast.Expr, ...]) -> None:
+        self.items = items
+
+
+def _number(tok: Token) -> ast.NumLit:
+    text = str(tok)
+    whole, _, frac = text.partition(".")
+    millis = int(whole) * 1000 + int((frac + "000")[:3])
+    return ast.NumLit(_pos(tok), _pos(tok), millis, text)
+
+
+def _exprs(children: list[Any]) -> tuple[ast.Expr, ...]:
+    return tuple(c for c in children if isinstance(c, ast.Expr))
+
+
+class _ToAst(Transformer[Token, ast.Program]):
+    """Turn the lark parse tree into frozen AST nodes (see ast.py)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    # ---- program and modules
+    def start(self, children: list[Any]) -> ast.Program:
+        return ast.Program(self.path, tuple(children))
+
+    def _module(self, children: list[Any]) -> ast.Module:
+        head, name = children[0], children[1]
+        items = children[2:]
+        return ast.Module(
+            _pos(head),
+            str(name),
+            _pos(name),
+            tuple(i for i in items if isinstance(i, ast.Parameter)),
+            tuple(i for i in items if isinstance(i, ast.Rule)),
+            tuple(i for i in items if isinstance(i, ast.OpeningRule)),
+        )
+
+    search_module = evaluation_module = endgame_module = opening_module = _module
+
+    def parameter(self, children: list[Any]) -> ast.Parameter:
+        name = children[0]
+        rest = [c for c in children[2:] if c.type != "SEMI"]
+        value = "".join(str(c) for c in rest)
+        return ast.Parameter(_pos(name), str(name), value, _pos(rest[0]))
+
+    def opening_rule(self, children: list[Any]) -> ast.OpeningRule:
+        origin, _, dest, _ = children
+        return ast.OpeningRule(_pos(origin), str(origin)[1:-1], str(dest)[1:-1], _pos(dest))
+
+    # ---- rules and statements
+    def rule(self, children: list[Any]) -> ast.Rule:
+        head = children[0]
+        sym = head.type == "SYM"
+        words = children[(2 if sym else 1) : -2]
+        return ast.Rule(
+            _pos(head), " ".join(str(w) for w in words), _pos(words[0]), sym, children[-1]
+        )
+
+    def rule_word(self, children: list[Any]) -> Token:
+        return children[0]  # type: ignore[no-any-return]
+
+    var_name = rule_word
+
+    def block(self, children: list[Any]) -> tuple[ast.Stmt, ...]:
+        return tuple(c for c in children if isinstance(c, ast.Stmt))
+
+    def score_stmt(self, children: list[Any]) -> ast.Score:
+        exprs = _exprs(children)
+        return ast.Score(_pos(children[0]), exprs[0], exprs[1] if len(exprs) > 1 else None)
+
+    def justification(self, children: list[Any]) -> ast.Expr:
+        return _exprs(children)[0]
+
+    def if_block(self, children: list[Any]) -> ast.If:
+        return ast.If(_pos(children[0]), children[1], children[3], False, _pos(children[2]))
+
+    def if_inline(self, children: list[Any]) -> ast.If:
+        return ast.If(_pos(children[0]), children[1], (children[2],), True)
+
+    def let_stmt(self, children: list[Any]) -> ast.Let:
+        name = children[1]
+        return ast.Let(_pos(children[0]), str(name), _pos(name), children[3])
+
+    def loop_stmt(self, children: list[Any]) -> ast.Loop:
+        head = children[0]
+        variables: list[ast.VarDecl] = []
+        conditions: list[ast.Expr] = []
+        in_conditions = False
+        for child in children[1:-1]:
+            if isinstance(child, Token):
+                if child.type == "WITH" and not in_conditions:
+                    in_conditions = True
+                elif child.type not in ("COMMA", "COLON"):
+                    variables.append(ast.VarDecl(str(child), _pos(child)))
+            elif isinstance(child, ast.Expr):
+                conditions.append(child)
+        kind = "piece" if head.type == "PIECE" else "cell"
+        return ast.Loop(_pos(head), kind, tuple(variables), tuple(conditions), children[-1])
+
+    # ---- expressions
+    def binary(self, children: list[Any]) -> ast.Binary:
+        left, op, right = children
+        return ast.Binary(_pos(op), left.start, str(op), left, right)
+
+    def chain(self, children: list[Any]) -> ast.Binary:
+        if len(children) > 3:
+            op = children[3]
+            raise LayoutError(
+                op.line or 1, op.column or 1, "comparisons cannot be chained; use parentheses"
+            )
+        return self.binary(children)
+
+    def unary(self, children: list[Any]) -> ast.Unary:
+        op, operand = children
+        return ast.Unary(_pos(op), _pos(op), str(op), operand)
+
+    def method(self, children: list[Any]) -> ast.Call:
+        receiver, _, name = children[:3]
+        args = children[3] if len(children) > 3 else None
+        items = args.items if isinstance(args, _Args) else ()
+        return ast.Call(_pos(name), receiver.start, receiver, str(name), items, args is not None)
+
+    def arguments(self, children: list[Any]) -> _Args:
+        return _Args(_exprs(children))
+
+    def list_lit(self, children: list[Any]) -> ast.ListLit:
+        return ast.ListLit(_pos(children[0]), _pos(children[0]), _exprs(children))
+
+    def paren(self, children: list[Any]) -> ast.Expr:
+        inner: ast.Expr = children[1]
+        return replace(inner, start=_pos(children[0]))
+
+    def name(self, children: list[Any]) -> ast.Expr:
+        tok = children[0]
+        if len(children) > 1:
+            args = children[1]
+            return ast.Call(_pos(tok), _pos(tok), None, str(tok), args.items, True)
+        return ast.Name(_pos(tok), _pos(tok), str(tok))
+
+    def in_call(self, children: list[Any]) -> ast.Call:
+        tok, args = children
+        return ast.Call(_pos(tok), _pos(tok), None, "in", args.items, True)
+
+    def literal(self, children: list[Any]) -> ast.Expr:
+        tok: Token = children[0]
+        p = _pos(tok)
+        text = str(tok)
+        kind = tok.type
+        if kind == "NUMBER":
+            return _number(tok)
+        if kind == "STRING":
+            return ast.StrLit(p, p, text[1:-1])
+        if kind == "ROW":
+            return ast.RowLit(p, p, int(text[1]))
+        if kind == "COL":
+            return ast.ColLit(p, p, ord(text[1]) - ord("a") + 1)
+        if kind == "CELL":
+            return ast.CellLit(p, p, (int(text[1]) - 1) * 8 + ord(text[0]) - ord("a"))
+        if kind == "BOOL":
+            return ast.BoolLit(p, p, text == "true")
+        if kind == "PLAYER":
+            return ast.PlayerLit(p, p, text == "me")
+        if kind == "COLOR":
+            return ast.ColorLit(p, p, text == "white")
+        return ast.TypeLit(p, p, TYPE_OF_WORD[text], text)
