@@ -1,0 +1,335 @@
+"""Typed, immutable syntax tree of a CQL query; every node keeps its source span."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Span:
+    """A 1-based source position plus the length of the token it names (for the caret)."""
+
+    line: int
+    column: int
+    length: int = 1
+
+
+@dataclass(frozen=True)
+class Node:
+    """Base of every filter node."""
+
+    span: Span
+
+
+@dataclass(frozen=True)
+class Designator(Node):
+    """A piece designator: piece letters (None = any content) intersected with squares.
+
+    `pieces` holds the piece characters of §2.1 (`KQRBNPkqrbnpAa_`), `squares` a 64-bit
+    mask (None when the designator has no square part). `text` is the source spelling.
+    """
+
+    pieces: str | None
+    squares: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class IntLit(Node):
+    """A non-negative integer literal."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class StrLit(Node):
+    """A string literal (escapes already resolved)."""
+
+    value: str
+
+
+@dataclass(frozen=True)
+class Var(Node):
+    """A reference to a variable by name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class CaptureRef(Node):
+    """`\\n`: group n of the most recent successful `~~`."""
+
+    group: int
+
+
+@dataclass(frozen=True)
+class Simple(Node):
+    """A keyword filter with no parameters (`check`, `ply`, `currentposition`, ...)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Move(Node):
+    """`move` with its parameters; `first` is the first of from/to/capture written."""
+
+    mode: str  # "played", "previous", "legal" or "pseudolegal"
+    from_: Node | None = None
+    to: Node | None = None
+    capture: Node | None = None
+    promote: Node | None = None
+    enpassant: bool = False
+    castle: str | None = None  # "o-o", "o-o-o" or "castle"
+    null: bool = False
+    count: bool = False
+    first: str | None = None
+
+
+@dataclass(frozen=True)
+class Pin(Node):
+    """`pin [from S] [through T] [to U]`; `first` selects the value (§4.4.11)."""
+
+    from_: Node | None = None
+    through: Node | None = None
+    to: Node | None = None
+    first: str | None = None
+
+
+@dataclass(frozen=True)
+class Ray(Node):
+    """`ray [DIR ...] (S1 ... Sn)`; `directions` are the 8 compass names after expansion."""
+
+    directions: tuple[str, ...]
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Between(Node):
+    """`between(S T)`."""
+
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Unary(Node):
+    """A prefix operator: not - ~ # power pieceid abs int lowercase uppercase."""
+
+    op: str
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Binary(Node):
+    """A binary operator; `span` points at the operator token."""
+
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Subscript(Node):
+    """`S[i]` (stop is None and not is_slice) or `S[i:j]` (either bound may be None)."""
+
+    target: Node
+    start: Node | None
+    stop: Node | None
+    is_slice: bool
+
+
+@dataclass(frozen=True)
+class AtPosition(Node):
+    """`P : F` — evaluate F with position P as the current position."""
+
+    position: Node
+    body: Node
+
+
+@dataclass(frozen=True)
+class Assign(Node):
+    """An assignment; `op` is `=`, `=?`, `+=`, ...; `target` is a Var or a Subscript."""
+
+    op: str
+    target: Node
+    value: Node
+    piece: bool = False
+    persistent: bool = False
+    quiet: bool = False
+
+
+@dataclass(frozen=True)
+class Compound(Node):
+    """`{ F1 ... Fn }` — or the query body itself."""
+
+    elements: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class If(Node):
+    """`if C [then] A [else B]`."""
+
+    cond: Node
+    then: Node
+    else_: Node | None
+
+
+@dataclass(frozen=True)
+class Transform(Node):
+    """A transform prefix (`flipcolor`, `flip`, ..., `shift*`), optionally with `count`."""
+
+    kind: str
+    count: bool
+    body: Node
+
+
+@dataclass(frozen=True)
+class Variants(Node):
+    """A transform after expansion: the variants g(F), identity first (transforms.py)."""
+
+    count: bool
+    variants: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class LineItem(Node):
+    """One `line` constituent: a filter or a group of constituents, with a repetition."""
+
+    filter: Node | None
+    group: tuple[LineItem, ...] | None
+    low: int = 1
+    high: int | None = 1  # None = unbounded
+
+
+@dataclass(frozen=True)
+class Line(Node):
+    """`line --> C1 --> C2 ...` (forward) or `line <-- ...` (backward)."""
+
+    backward: bool
+    items: tuple[LineItem, ...]
+
+
+@dataclass(frozen=True)
+class Find(Node):
+    """`find [<--] [all | LO [HI]] F`."""
+
+    backward: bool
+    all: bool
+    low: int | None
+    high: int | None
+    body: Node
+
+
+@dataclass(frozen=True)
+class Echo(Node):
+    """`echo (S T) [in all] F`."""
+
+    source: str
+    target: str
+    in_all: bool
+    body: Node
+    names_span: Span = field(default=Span(0, 0))
+
+
+@dataclass(frozen=True)
+class Iterate(Node):
+    """`square [all] X in S F` or `piece [all] X in S F`."""
+
+    kind: str  # "square" or "piece"
+    all: bool
+    var: str
+    var_span: Span
+    domain: Node
+    body: Node
+
+
+@dataclass(frozen=True)
+class Sort(Node):
+    """`sort [min|max] ["DOC"] N`."""
+
+    minimum: bool
+    doc: str
+    body: Node
+
+
+@dataclass(frozen=True)
+class Emit(Node):
+    """`comment(...)`, `message(...)` (logical) or `str(...)` (string)."""
+
+    kind: str
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class MaxMin(Node):
+    """`max(...)` or `min(...)`."""
+
+    op: str
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class GameInfo(Node):
+    """A tag filter: player/event/site/date/eco/elo/year/result, with colour or literal."""
+
+    field: str
+    color: str | None = None
+    literal: str | None = None
+
+
+@dataclass(frozen=True)
+class OriginalComment(Node):
+    """`originalcomment ["lit"]`."""
+
+    literal: str | None
+
+
+@dataclass(frozen=True)
+class IsBound(Node):
+    """`isbound X` / `isunbound X`."""
+
+    name: str
+    negate: bool
+
+
+@dataclass(frozen=True)
+class FunctionDef(Node):
+    """`function NAME(P1 ... Pk) { BODY }` (top level only)."""
+
+    name: str
+    params: tuple[str, ...]
+    body: tuple[Node, ...]
+    top_level: bool = True
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    """`NAME(A1 ... Ak)`."""
+
+    name: str
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Header:
+    """The `cql(...)` parameters (§2.2)."""
+
+    inputs: tuple[str, ...] = ()
+    output: str | None = None
+    gamenumber: tuple[int, int | None] | None = None
+    matchcount: tuple[int, int | None] | None = None
+    sort_matchcount: bool = False
+    result: str | None = None
+    variations: bool = False
+    quiet: bool = False
+    silent: bool = False
+    matchstring: str = "CQL"
+
+
+@dataclass(frozen=True)
+class Query:
+    """A whole query: its header and its body elements."""
+
+    header: Header
+    body: tuple[Node, ...]
+    end: Span

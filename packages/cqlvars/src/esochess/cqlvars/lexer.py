@@ -1,0 +1,479 @@
+"""The CQL tokenizer (spec §2.1), plugged into lark as a custom lexer.
+
+A regular-expression lexer cannot express CQL's rules: piece designators are tried before
+words with a longest match that must not run into a word character, `[` is a designator
+or a subscript bracket depending on what follows, the result tokens exist only after
+`result`, and inside a `line` the tokens `*`, `+`, `?` and `{m,n}` are repetitions. The
+last rule depends on the parser's progress, so the lexer looks at lark's LALR value stack:
+an unreduced `LINE` token there means a line is still open.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import chess
+from lark import Token
+from lark.lexer import Lexer, LexerState
+
+from esochess.fen import SourceError
+
+TIER1_KEYWORDS = frozenset(
+    """cql input output gamenumber matchcount variations mainline quiet silent sort result
+matchstring and or not if then else true false check mate stalemate wtm btm initial
+terminal ply movenumber move previous legal pseudolegal from to capture promote
+enpassant castle null count attacks attackedby ray between pin through power flipcolor
+flip flipvertical fliphorizontal rotate90 shift shifthorizontal shiftvertical line find
+all echo in min max comment message player white black elo event site date year eco
+square piece function persistent isbound isunbound str lowercase uppercase int
+originalcomment currentposition initialposition parent positionid pieceid abs up down
+left right horizontal vertical diagonal orthogonal northeast northwest southeast
+southwest anydirection""".split()
+)
+
+TIER2_KEYWORDS = frozenset(
+    """path focus xray rotate45 reversecolor child ancestor descendant lca distance depth
+variation consecutivemoves sidetomove fen dictionary readfile writefile local atomic
+unbind sqrt light dark file rank makesquare colortype typename type passedpawns
+isolatedpawns doubledpawns connectedpawns firstmatch lastposition singlecolor nestban
+primary secondary hhdb""".split()
+)
+
+KEYWORDS = TIER1_KEYWORDS | TIER2_KEYWORDS
+
+# Header parameter words are recognised contextually (spec §2.2), so inside `cql(...)`
+# every bare run is an HWORD and parser.py interprets it.
+OPERATORS = (
+    ("-->", "RARROW"),
+    ("<--", "LARROW"),
+    ("==", "CMP"),
+    ("!=", "CMP"),
+    ("<=", "CMP"),
+    (">=", "CMP"),
+    ("=?", "ASSIGNQ"),
+    ("+=", "OPASSIGN"),
+    ("-=", "OPASSIGN"),
+    ("*=", "OPASSIGN"),
+    ("/=", "OPASSIGN"),
+    ("%=", "OPASSIGN"),
+    ("~~", "REGEX"),
+    ("=", "ASSIGN"),
+    ("<", "CMP"),
+    (">", "CMP"),
+    ("+", "PLUS"),
+    ("-", "MINUS"),
+    ("*", "STAR"),
+    ("/", "SLASH"),
+    ("%", "PERCENT"),
+    ("|", "BAR"),
+    ("&", "AMP"),
+    ("~", "TILDE"),
+    ("#", "HASH"),
+    (":", "COLON"),
+    ("?", "QMARK"),
+    ("(", "LPAR"),
+    (")", "RPAR"),
+    ("{", "LBRACE"),
+    ("}", "RBRACE"),
+    ("[", "LBRACK"),
+    ("]", "RBRACK"),
+)
+
+TOKEN_TYPES = sorted(
+    {name for _, name in OPERATORS}
+    | {kw.upper() for kw in TIER1_KEYWORDS}
+    | {
+        "IDENT",
+        "CALLNAME",
+        "NUMBER",
+        "FINDNUM",
+        "STRING",
+        "SLICECOLON",
+        "SORTMIN",
+        "SORTMAX",
+        "DESIG",
+        "CAPREF",
+        "RESULTTOK",
+        "OO",
+        "OOO",
+        "REP",
+        "HWORD",
+    }
+)
+
+WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+PIECE_CHARS = frozenset("KQRBNPkqrbnpAa_")
+FILES = "abcdefgh"
+RANKS = "12345678"
+WORD_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+INT_RE = re.compile(r"[0-9]+")
+REP_RE = re.compile(r"\{\s*(\d*)\s*(?:(,)\s*(\d*)\s*|(\d+)\s*)?\}")
+RESULT_RE = re.compile(r"1/2-1/2|1-0|0-1")
+MAX_LITERAL = 1_000_000_000
+
+
+class CqlToken(Token):
+    """A lark Token with room for the decoded payload and the source length."""
+
+    __slots__ = ("extra", "length")
+
+    extra: Any
+    length: int
+
+
+@dataclass(frozen=True)
+class DesignatorValue:
+    """What a designator token denotes: piece characters (None: any) and a square mask."""
+
+    pieces: str | None
+    squares: int | None
+
+
+def _square_spec(text: str, i: int) -> tuple[int, int] | None:
+    """Match SQSPEC at i; return (mask, end) or None. Raises on a descending range."""
+    if i >= len(text) or text[i] not in FILES:
+        return None
+    f0 = f1 = FILES.index(text[i])
+    j = i + 1
+    if j + 1 < len(text) and text[j] == "-" and text[j + 1] in FILES:
+        f1 = FILES.index(text[j + 1])
+        j += 2
+    if j >= len(text) or text[j] not in RANKS:
+        return None
+    r0 = r1 = RANKS.index(text[j])
+    j += 1
+    if j + 1 < len(text) and text[j] == "-" and text[j + 1] in RANKS:
+        r1 = RANKS.index(text[j + 1])
+        j += 2
+    if f1 < f0 or r1 < r0:
+        raise ValueError("a square range must be ascending")
+    mask = 0
+    for f in range(f0, f1 + 1):
+        for r in range(r0, r1 + 1):
+            mask |= chess.BB_SQUARES[chess.square(f, r)]
+    return mask, j
+
+
+def _square_set(text: str, i: int) -> tuple[int, int] | None:
+    """Match SQUARESET at i; return (mask, end) or None."""
+    if i < len(text) and text[i] == "[":
+        first = _square_spec(text, i + 1)
+        if first is None:
+            return None
+        mask, j = first
+        while j < len(text) and text[j] == ",":
+            nxt = _square_spec(text, j + 1)
+            if nxt is None:
+                return None
+            mask |= nxt[0]
+            j = nxt[1]
+        if j < len(text) and text[j] == "]":
+            return mask, j + 1
+        return None
+    return _square_spec(text, i)
+
+
+def match_designator(text: str, i: int) -> tuple[DesignatorValue, int] | None:
+    """Match the longest piece designator at i (§2.1 item 5), or None.
+
+    The match is rejected when the next character is a word character. A descending
+    range raises ValueError.
+    """
+    result: tuple[DesignatorValue, int] | None = None
+    if text.startswith("[]", i):
+        result = (DesignatorValue("", None), i + 2)
+    elif i < len(text) and text[i] == ".":
+        result = (DesignatorValue(None, None), i + 1)
+    else:
+        pieces: str | None = None
+        j = i
+        if i < len(text) and text[i] in PIECE_CHARS:
+            pieces, j = text[i], i + 1
+        elif i < len(text) and text[i] == "[":
+            k = i + 1
+            while k < len(text) and text[k] in PIECE_CHARS:
+                k += 1
+            if k > i + 1 and k < len(text) and text[k] == "]":
+                pieces, j = text[i + 1 : k], k + 1
+        squares = _square_set(text, j)
+        if squares is not None:
+            result = (DesignatorValue(pieces, squares[0]), squares[1])
+        elif pieces is not None:
+            result = (DesignatorValue(pieces, None), j)
+    if result is None:
+        return None
+    end = result[1]
+    if end < len(text) and text[end] in WORD_CHARS:
+        return None
+    return result
+
+
+def _line_open(parser_state: Any) -> bool:
+    """True when the LALR value stack holds a `line` whose constituents are being read.
+
+    Brackets opened after the LINE token switch repetition lexing off again, except the
+    parentheses of a constituent group, which directly follow an arrow.
+    """
+    stack = getattr(parser_state, "value_stack", None)
+    if not stack:
+        return False
+    start = -1
+    for index in range(len(stack) - 1, -1, -1):
+        value = stack[index]
+        if isinstance(value, Token) and value.type == "LINE":
+            start = index
+            break
+    if start < 0:
+        return False
+    depth = 0
+    groups = 0
+    prev = ""
+    for value in stack[start + 1 :]:
+        kind = value.type if isinstance(value, Token) else ""
+        if kind == "LPAR" and prev in ("RARROW", "LARROW") and depth == 0:
+            groups += 1
+        elif kind in ("LPAR", "LBRACE", "LBRACK"):
+            depth += 1
+        elif kind in ("RPAR", "RBRACE", "RBRACK"):
+            if depth:
+                depth -= 1
+            elif groups:
+                groups -= 1
+        prev = kind
+    return depth == 0
+
+
+class Tokenizer:
+    """Turns query text into lark Tokens; `line_open` reports whether a line is open."""
+
+    def __init__(self, text: str, path: str, line_open: Callable[[], bool] | None = None):
+        self.text = text
+        self.path = path
+        self.line_open = line_open or (lambda: False)
+        self.pos = 0
+        self.line = 1
+        self.col = 1
+        # Open brackets, innermost last: a `:` directly inside a subscript is a slice colon.
+        self.brackets: list[str] = []
+
+    def error(self, message: str, line: int, col: int) -> SourceError:
+        """Build a lexical error at (line, col)."""
+        lines = self.text.split("\n")
+        source = lines[line - 1] if 0 < line <= len(lines) else None
+        return SourceError(self.path, line, col, message, source_line=source)
+
+    def _advance(self, n: int) -> None:
+        chunk = self.text[self.pos : self.pos + n]
+        newlines = chunk.count("\n")
+        if newlines:
+            self.line += newlines
+            self.col = len(chunk) - chunk.rfind("\n")
+        else:
+            self.col += n
+        self.pos += n
+
+    def _token(self, type_: str, value: str, length: int, extra: Any = None) -> CqlToken:
+        tok = CqlToken(type_, value, self.pos, self.line, self.col, self.line, self.col + length)
+        tok.extra = extra
+        tok.length = length
+        self._advance(length)
+        return tok
+
+    def _skip_space(self) -> None:
+        text = self.text
+        while self.pos < len(text):
+            ch = text[self.pos]
+            if ch in " \t\r\n\f\v" or ch == "\ufeff":
+                self._advance(1)
+            elif text.startswith("//", self.pos):
+                end = text.find("\n", self.pos)
+                self._advance((len(text) if end < 0 else end) - self.pos)
+            elif text.startswith("/*", self.pos):
+                end = text.find("*/", self.pos + 2)
+                if end < 0:
+                    raise self.error("unterminated block comment", self.line, self.col)
+                self._advance(end + 2 - self.pos)
+            else:
+                break
+
+    def _string(self) -> CqlToken:
+        text = self.text
+        j = self.pos + 1
+        out: list[str] = []
+        while True:
+            if j >= len(text) or text[j] == "\n":
+                raise self.error("unterminated string", self.line, self.col)
+            ch = text[j]
+            if ch == "\\" and j + 1 < len(text) and text[j + 1] in "\"\\":
+                out.append(text[j + 1])
+                j += 2
+            elif ch == '"':
+                j += 1
+                break
+            else:
+                out.append(ch)
+                j += 1
+        return self._token("STRING", self.text[self.pos : j], j - self.pos, "".join(out))
+
+    def tokens(self) -> Iterator[CqlToken]:
+        """Yield the tokens of the whole text (the header first, in header mode)."""
+        yield from self._header()
+        prev: Token | None = None
+        in_find = False
+        text = self.text
+        while True:
+            self._skip_space()
+            if self.pos >= len(text):
+                return
+            tok = self._next(prev)
+            if tok.type in ("LPAR", "LBRACE", "LBRACK"):
+                self.brackets.append(tok.type)
+            elif tok.type in ("RPAR", "RBRACE", "RBRACK") and self.brackets:
+                self.brackets.pop()
+            elif tok.type == "COLON" and self.brackets and self.brackets[-1] == "LBRACK":
+                tok.type = "SLICECOLON"
+            elif tok.type in ("MIN", "MAX") and prev is not None and prev.type == "SORT":
+                tok.type = "SORT" + tok.type
+            # Numbers among find's leading parameters are its range, not its operand.
+            if tok.type == "FIND":
+                in_find = True
+            elif in_find and tok.type == "NUMBER":
+                tok.type = "FINDNUM"
+            elif tok.type not in ("QUIET", "LARROW", "ALL"):
+                in_find = False
+            prev = tok
+            yield tok
+
+    def _header(self) -> Iterator[CqlToken]:
+        self._skip_space()
+        if not self.text.startswith("cql", self.pos) or (
+            self.pos + 3 < len(self.text) and self.text[self.pos + 3] in WORD_CHARS
+        ):
+            raise self.error("a query must begin with 'cql('", self.line, self.col)
+        yield self._token("CQL", "cql", 3)
+        self._skip_space()
+        if self.pos >= len(self.text) or self.text[self.pos] != "(":
+            raise self.error("expected '(' after 'cql'", self.line, self.col)
+        yield self._token("LPAR", "(", 1)
+        while True:
+            self._skip_space()
+            if self.pos >= len(self.text):
+                raise self.error("unterminated header: expected ')'", self.line, self.col)
+            ch = self.text[self.pos]
+            if ch == ")":
+                yield self._token("RPAR", ")", 1)
+                return
+            if ch == '"':
+                yield self._string()
+                continue
+            j = self.pos
+            while j < len(self.text) and self.text[j] not in ' \t\r\n\f\v()"':
+                j += 1
+            yield self._token("HWORD", self.text[self.pos : j], j - self.pos)
+
+    def _next(self, prev: Token | None) -> CqlToken:
+        text = self.text
+        i = self.pos
+        ch = text[i]
+        if prev is not None and prev.type == "RESULT":
+            m = RESULT_RE.match(text, i)
+            if m:
+                return self._token("RESULTTOK", m.group(0), len(m.group(0)))
+        for spelling, kind in (("o-o-o", "OOO"), ("o-o", "OO")):
+            end = i + len(spelling)
+            if text.startswith(spelling, i) and (end >= len(text) or text[end] not in WORD_CHARS):
+                return self._token(kind, spelling, len(spelling))
+        if ch == '"':
+            return self._string()
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "123456789":
+            return self._token("CAPREF", text[i : i + 2], 2, int(text[i + 1]))
+        if text.startswith("[x]", i):
+            raise self.error("'[x]' is not supported by this implementation", self.line, self.col)
+        line_open = self.line_open()
+        if ch == "{" and line_open and prev is not None and prev.type not in (
+            "RARROW",
+            "LARROW",
+            "LPAR",
+        ):
+            m = REP_RE.match(text, i)
+            if m and (m.group(1) or m.group(3) or m.group(4)):
+                return self._repetition(m)
+        try:
+            designator = match_designator(text, i)
+        except ValueError as exc:
+            raise self.error(str(exc), self.line, self.col) from None
+        if designator is not None:
+            value, end = designator
+            return self._token("DESIG", text[i:end], end - i, value)
+        if ch.isdigit():
+            m = INT_RE.match(text, i)
+            assert m is not None
+            end = m.end()
+            if end < len(text) and text[end] in WORD_CHARS:
+                raise self.error(
+                    f"invalid number '{text[i:end + 1]}': a digit cannot be followed by a letter",
+                    self.line,
+                    self.col,
+                )
+            return self._token("NUMBER", m.group(0), end - i)
+        m = WORD_RE.match(text, i)
+        if m:
+            word = m.group(0)
+            if word in TIER2_KEYWORDS:
+                raise self.error(
+                    f"filter '{word}' is not supported by this implementation",
+                    self.line,
+                    self.col,
+                )
+            if word in TIER1_KEYWORDS:
+                return self._token(word.upper(), word, len(word))
+            kind = "CALLNAME" if m.end() < len(text) and text[m.end()] == "(" else "IDENT"
+            return self._token(kind, word, len(word))
+        if text.startswith("--", i) and not text.startswith("-->", i):
+            raise self.error(
+                "'--' is not supported by this implementation (write 'x - -3' for subtraction)",
+                self.line,
+                self.col,
+            )
+        if text.startswith("->", i):
+            raise self.error("'->' is not supported by this implementation", self.line, self.col)
+        for spelling, kind in OPERATORS:
+            if text.startswith(spelling, i):
+                if line_open and spelling in ("*", "+", "?"):
+                    bounds = {"*": (0, None), "+": (1, None), "?": (0, 1)}[spelling]
+                    return self._token("REP", spelling, 1, bounds)
+                return self._token(kind, spelling, len(spelling))
+        raise self.error(f"unexpected character {ch!r}", self.line, self.col)
+
+    def _repetition(self, m: re.Match[str]) -> CqlToken:
+        lo_text, comma, hi_text, second = m.group(1), m.group(2), m.group(3), m.group(4)
+        low = int(lo_text) if lo_text else 0
+        if second:
+            high: int | None = int(second)
+        elif comma:
+            high = int(hi_text) if hi_text else None
+        else:
+            high = low
+        if high is not None and high < low:
+            raise self.error("a repetition range must be ascending", self.line, self.col)
+        return self._token("REP", m.group(0), len(m.group(0)), (low, high))
+
+
+class LarkLexer(Lexer):
+    """Adapter that lets lark's LALR parser pull tokens from `Tokenizer`."""
+
+    __future_interface__ = 2
+    path = "<query>"
+
+    def __init__(self, lexer_conf: Any) -> None:
+        self.conf = lexer_conf
+
+    def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Token]:
+        """Yield tokens; consults the parser state to recognise line repetitions."""
+        text = lexer_state.text
+        source = text.text if hasattr(text, "text") else str(text)
+        tokenizer = Tokenizer(source, self.path, lambda: _line_open(parser_state))
+        yield from tokenizer.tokens()

@@ -1,0 +1,566 @@
+"""Query text -> `ast.Query`: lark LALR over lexer.py's tokens, then a tree transformer."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any
+
+import lark
+import lark.exceptions
+from lark import Token, Transformer
+
+from esochess.cqlvars import ast
+from esochess.cqlvars.lexer import MAX_LITERAL, TIER1_KEYWORDS, CqlToken, LarkLexer, Tokenizer
+from esochess.fen import SourceError, source_line_at
+
+DIRECTIONS = {
+    "up": ("up",),
+    "down": ("down",),
+    "left": ("left",),
+    "right": ("right",),
+    "northeast": ("northeast",),
+    "northwest": ("northwest",),
+    "southeast": ("southeast",),
+    "southwest": ("southwest",),
+    "horizontal": ("left", "right"),
+    "vertical": ("up", "down"),
+    "diagonal": ("northeast", "northwest", "southeast", "southwest"),
+    "orthogonal": ("up", "down", "left", "right"),
+    "anydirection": (
+        "up",
+        "down",
+        "left",
+        "right",
+        "northeast",
+        "northwest",
+        "southeast",
+        "southwest",
+    ),
+}
+
+
+@functools.cache
+def _lark() -> lark.Lark:
+    grammar = resources.files("esochess.cqlvars").joinpath("grammar.lark").read_text()
+    return lark.Lark(grammar, parser="lalr", lexer=LarkLexer, maybe_placeholders=False)
+
+
+def span_of(tok: Token) -> ast.Span:
+    """The span of a token (its length is the caret's width)."""
+    length = tok.length if isinstance(tok, CqlToken) else len(str(tok))
+    return ast.Span(tok.line or 1, tok.column or 1, max(length, 1))
+
+
+def _tokens(children: list[Any]) -> list[Token]:
+    return [c for c in children if isinstance(c, Token)]
+
+
+def _nodes(children: list[Any]) -> list[ast.Node]:
+    return [c for c in children if isinstance(c, ast.Node)]
+
+
+class QueryError(SourceError):
+    """A query error carrying the width of the offending token for the caret line."""
+
+    width: int = 1
+
+
+def query_error(path: str, source: str, span: ast.Span, message: str) -> SourceError:
+    """Build a positioned query error whose caret covers the whole token."""
+    err = QueryError(
+        path, span.line, span.column, message, source_line=source_line_at(source, span.line)
+    )
+    err.width = span.length
+    return err
+
+
+class _Builder(Transformer[Token, Any]):
+    """Turns the lark tree into ast nodes; raises SourceError for literal errors."""
+
+    def __init__(self, path: str, source: str) -> None:
+        super().__init__()
+        self.path = path
+        self.source = source
+
+    def error(self, span: ast.Span, message: str) -> SourceError:
+        """A query error at span."""
+        return query_error(self.path, self.source, span, message)
+
+    # atoms -------------------------------------------------------------------------
+    def desig(self, c: list[Any]) -> ast.Node:
+        tok = c[0]
+        value = tok.extra
+        return ast.Designator(span_of(tok), value.pieces, value.squares, str(tok))
+
+    def number(self, c: list[Any]) -> ast.Node:
+        tok = c[0]
+        value = int(str(tok))
+        if value > MAX_LITERAL:
+            raise self.error(span_of(tok), f"numeric literal {value} exceeds {MAX_LITERAL}")
+        return ast.IntLit(span_of(tok), value)
+
+    def string(self, c: list[Any]) -> ast.Node:
+        return ast.StrLit(span_of(c[0]), c[0].extra)
+
+    def var(self, c: list[Any]) -> ast.Node:
+        return ast.Var(span_of(c[0]), str(c[0]))
+
+    def capref(self, c: list[Any]) -> ast.Node:
+        return ast.CaptureRef(span_of(c[0]), c[0].extra)
+
+    def paren(self, c: list[Any]) -> ast.Node:
+        node: ast.Node = c[1]
+        return node
+
+    def compound(self, c: list[Any]) -> ast.Node:
+        return ast.Compound(span_of(c[0]), tuple(_nodes(c)))
+
+    def simple(self, c: list[Any]) -> ast.Node:
+        if c[0].type == "GAMENUMBER" or c[0].type == "YEAR":
+            return ast.GameInfo(span_of(c[0]), str(c[0]))
+        return ast.Simple(span_of(c[0]), str(c[0]))
+
+    def prefix(self, c: list[Any]) -> ast.Node:
+        return ast.Unary(span_of(c[0]), str(c[0]), c[1])
+
+    # operators ---------------------------------------------------------------------
+    def binop(self, c: list[Any]) -> ast.Node:
+        return ast.Binary(span_of(c[1]), str(c[1]), c[0], c[2])
+
+    def assign(self, c: list[Any]) -> ast.Node:
+        return ast.Assign(span_of(c[1]), str(c[1]), c[0], c[2])
+
+    def opassign(self, c: list[Any]) -> ast.Node:
+        return ast.Assign(span_of(c[1]), str(c[1]), c[0], c[2])
+
+    def piece_assign(self, c: list[Any]) -> ast.Node:
+        target = ast.Var(span_of(c[1]), str(c[1]))
+        return ast.Assign(span_of(c[2]), "=", target, c[3], piece=True)
+
+    def persistent(self, c: list[Any]) -> ast.Node:
+        quiet = any(isinstance(t, Token) and t.type == "QUIET" for t in c)
+        name = next(t for t in c if isinstance(t, Token) and t.type == "IDENT")
+        op_tok: Token = c[-2]
+        return ast.Assign(
+            span_of(op_tok),
+            str(op_tok),
+            ast.Var(span_of(name), str(name)),
+            c[-1],
+            persistent=True,
+            quiet=quiet,
+        )
+
+    def persistent_bare(self, c: list[Any]) -> ast.Node:
+        name = c[-1]
+        raise self.error(span_of(name), f"expected an assignment after 'persistent {name}'")
+
+    def assign_op(self, c: list[Any]) -> Token:
+        tok: Token = c[0]
+        return tok
+
+    def subscript(self, c: list[Any]) -> ast.Node:
+        kind, start, stop = c[2]
+        return ast.Subscript(span_of(c[1]), c[0], start, stop, kind == "slice")
+
+    def index(self, c: list[Any]) -> tuple[str, ast.Node | None, ast.Node | None]:
+        return ("index", c[0], None)
+
+    def slice(self, c: list[Any]) -> tuple[str, ast.Node | None, ast.Node | None]:
+        colon = next(i for i, x in enumerate(c) if isinstance(x, Token))
+        start = c[0] if colon == 1 else None
+        stop = c[colon + 1] if colon + 1 < len(c) else None
+        return ("slice", start, stop)
+
+    def at_position(self, c: list[Any]) -> ast.Node:
+        return ast.AtPosition(span_of(c[1]), c[0], c[2])
+
+    # keyword filters ---------------------------------------------------------------
+    def move_param(self, c: list[Any]) -> tuple[Token, ast.Node | None]:
+        return (c[0], c[1] if len(c) > 1 else None)
+
+    def move(self, c: list[Any]) -> ast.Node:
+        fields: dict[str, Any] = {"mode": "played"}
+        seen: set[str] = set()
+        for tok, arg in c[1:]:
+            word = str(tok)
+            key = "castle" if word in ("o-o", "o-o-o", "castle") else word
+            if key in ("previous", "legal", "pseudolegal"):
+                key = "mode"
+            if key in seen:
+                raise self.error(span_of(tok), f"'move' parameter '{word}' given twice")
+            seen.add(key)
+            if key == "mode":
+                fields["mode"] = word
+            elif word in ("from", "to", "capture", "promote"):
+                fields["from_" if word == "from" else word] = arg
+                if word != "promote" and "first" not in fields:
+                    fields["first"] = word
+            elif key == "castle":
+                fields["castle"] = word
+            else:
+                fields[word] = True
+        return ast.Move(span_of(c[0]), **fields)
+
+    def pin_param(self, c: list[Any]) -> tuple[Token, ast.Node]:
+        return (c[0], c[1])
+
+    def pin(self, c: list[Any]) -> ast.Node:
+        fields: dict[str, Any] = {}
+        for tok, arg in c[1:]:
+            word = str(tok)
+            key = "from_" if word == "from" else word
+            if key in fields:
+                raise self.error(span_of(tok), f"'pin' parameter '{word}' given twice")
+            fields[key] = arg
+            fields.setdefault("first", word)
+        return ast.Pin(span_of(c[0]), **fields)
+
+    def direction(self, c: list[Any]) -> Token:
+        tok: Token = c[0]
+        return tok
+
+    def ray(self, c: list[Any]) -> ast.Node:
+        dirs: list[str] = []
+        for tok in c[1:]:
+            if isinstance(tok, Token) and str(tok) in DIRECTIONS:
+                for d in DIRECTIONS[str(tok)]:
+                    if d not in dirs:
+                        dirs.append(d)
+        if not dirs:
+            dirs = list(DIRECTIONS["anydirection"])
+        return ast.Ray(span_of(c[0]), tuple(dirs), tuple(_nodes(c)))
+
+    def between(self, c: list[Any]) -> ast.Node:
+        left, right = _nodes(c)
+        return ast.Between(span_of(c[0]), left, right)
+
+    def gameinfo(self, c: list[Any]) -> ast.Node:
+        head = c[0]
+        word = str(head)
+        color = None
+        literal = None
+        for tok in c[1:]:
+            if tok.type in ("WHITE", "BLACK"):
+                color = str(tok)
+            elif tok.type == "STRING":
+                literal = tok.extra
+            elif tok.type == "RESULTTOK":
+                literal = str(tok)
+        if word == "player" and color is None and literal is None:
+            raise self.error(span_of(head), "'player' needs 'white', 'black' or a string")
+        return ast.GameInfo(span_of(head), word, color, literal)
+
+    def originalcomment(self, c: list[Any]) -> ast.Node:
+        literal = c[1].extra if len(c) > 1 else None
+        return ast.OriginalComment(span_of(c[0]), literal)
+
+    def call(self, c: list[Any]) -> ast.Node:
+        return ast.Call(span_of(c[0]), str(c[0]), tuple(_nodes(c)))
+
+    def fname(self, c: list[Any]) -> Token:
+        tok: Token = c[0]
+        return tok
+
+    def fundef(self, c: list[Any]) -> ast.Node:
+        name = c[1]
+        params: list[str] = []
+        body: list[ast.Node] = []
+        seen_lbrace = False
+        for item in c[2:]:
+            if isinstance(item, Token):
+                if item.type == "LBRACE":
+                    seen_lbrace = True
+                elif item.type == "IDENT" and not seen_lbrace:
+                    if str(item) in params:
+                        raise self.error(span_of(item), f"parameter '{item}' given twice")
+                    params.append(str(item))
+            else:
+                body.append(item)
+        return ast.FunctionDef(span_of(name), str(name), tuple(params), tuple(body))
+
+    # navigation --------------------------------------------------------------------
+    def constituent(self, c: list[Any]) -> ast.LineItem:
+        node = c[0]
+        low, high = c[1].extra if len(c) > 1 else (1, 1)
+        return ast.LineItem(node.span, node, None, low, high)
+
+    def group(self, c: list[Any]) -> ast.LineItem:
+        items = [x for x in c if isinstance(x, ast.LineItem)]
+        arrows = [x for x in c if isinstance(x, Token) and x.type in ("RARROW", "LARROW")]
+        rep = c[-1] if isinstance(c[-1], Token) and c[-1].type == "REP" else None
+        low, high = rep.extra if rep is not None else (1, 1)
+        item = ast.LineItem(span_of(c[0]), None, tuple(items), low, high)
+        return self._with_arrows(item, arrows)
+
+    def _with_arrows(self, item: ast.LineItem, arrows: list[Token]) -> ast.LineItem:
+        object.__setattr__(item, "_arrows", tuple(arrows))
+        return item
+
+    def group_item(self, c: list[Any]) -> ast.LineItem:
+        item: ast.LineItem = c[1]
+        return self._with_arrows_note(item, c[0])
+
+    def _with_arrows_note(self, item: ast.LineItem, arrow: Token) -> ast.LineItem:
+        object.__setattr__(item, "_arrow", arrow)
+        return item
+
+    def forward_item(self, c: list[Any]) -> ast.LineItem:
+        return self._with_arrows_note(c[1], c[0])
+
+    def backward_item(self, c: list[Any]) -> ast.LineItem:
+        return self._with_arrows_note(c[1], c[0])
+
+    def line(self, c: list[Any]) -> ast.Node:
+        items = [x for x in c if isinstance(x, ast.LineItem)]
+        backward = str(getattr(items[0], "_arrow")) == "<--"
+        self._check_arrows(items, "<--" if backward else "-->")
+        return ast.Line(span_of(c[0]), backward, tuple(items))
+
+    def _check_arrows(self, items: list[ast.LineItem] | tuple[ast.LineItem, ...], want: str) -> None:
+        for item in items:
+            arrow = getattr(item, "_arrow", None)
+            if arrow is not None and str(arrow) != want:
+                raise self.error(span_of(arrow), "a line may not mix '-->' and '<--'")
+            if item.group is not None:
+                self._check_arrows(item.group[1:], want)
+
+    def find_param(self, c: list[Any]) -> Token:
+        tok: Token = c[0]
+        return tok
+
+    def find(self, c: list[Any]) -> ast.Node:
+        backward = all_ = False
+        numbers: list[int] = []
+        for tok in c[1:-1]:
+            if tok.type == "LARROW":
+                backward = True
+            elif tok.type == "ALL":
+                all_ = True
+            elif tok.type == "FINDNUM":
+                numbers.append(int(str(tok)))
+                if len(numbers) > 2:
+                    raise self.error(span_of(tok), "'find' takes at most two range numbers")
+        if all_ and numbers:
+            raise self.error(span_of(c[0]), "'find' cannot take both 'all' and a range")
+        low = numbers[0] if numbers else None
+        high = numbers[1] if len(numbers) > 1 else low
+        return ast.Find(span_of(c[0]), backward, all_, low, high, c[-1])
+
+    def echo_all(self, c: list[Any]) -> bool:
+        return True
+
+    def echo(self, c: list[Any]) -> ast.Node:
+        names = [t for t in c if isinstance(t, Token) and t.type == "IDENT"]
+        in_all = any(x is True for x in c)
+        if str(names[0]) == str(names[1]):
+            raise self.error(span_of(names[1]), "echo variables must be distinct")
+        return ast.Echo(
+            span_of(c[0]), str(names[0]), str(names[1]), in_all, c[-1], span_of(names[0])
+        )
+
+    def iterate(self, c: list[Any]) -> ast.Node:
+        name = next(t for t in c if isinstance(t, Token) and t.type == "IDENT")
+        all_ = any(isinstance(t, Token) and t.type == "ALL" for t in c)
+        domain, body = c[-2], c[-1]
+        return ast.Iterate(span_of(c[0]), str(c[0]), all_, str(name), span_of(name), domain, body)
+
+    def sort_mode(self, c: list[Any]) -> Token:
+        tok: Token = c[0]
+        return tok
+
+    def sort(self, c: list[Any]) -> ast.Node:
+        minimum = any(isinstance(t, Token) and t.type == "SORTMIN" for t in c)
+        doc = next((t.extra for t in c if isinstance(t, Token) and t.type == "STRING"), "sort")
+        return ast.Sort(span_of(c[0]), minimum, doc, c[-1])
+
+    def emit(self, c: list[Any]) -> ast.Node:
+        args = _nodes(c)
+        if len(c) == 2 and isinstance(c[1], Token) and c[1].type == "STRING":
+            args = [ast.StrLit(span_of(c[1]), c[1].extra)]
+        return ast.Emit(span_of(c[0]), str(c[0]), tuple(args))
+
+    def maxmin(self, c: list[Any]) -> ast.Node:
+        return ast.MaxMin(span_of(c[0]), str(c[0]), tuple(_nodes(c)))
+
+    def transform_kind(self, c: list[Any]) -> Token:
+        tok: Token = c[0]
+        return tok
+
+    def xform(self, c: list[Any]) -> ast.Node:
+        count = any(isinstance(t, Token) and t.type == "COUNT" for t in c)
+        return ast.Transform(span_of(c[0]), str(c[0]), count, c[-1])
+
+    def if_(self, c: list[Any]) -> ast.Node:
+        nodes = _nodes(c)
+        else_ = nodes[2] if len(nodes) > 2 else None
+        return ast.If(span_of(c[0]), nodes[0], nodes[1], else_)
+
+    def isbound(self, c: list[Any]) -> ast.Node:
+        return ast.IsBound(span_of(c[1]), str(c[1]), c[0].type == "ISUNBOUND")
+
+    def hword(self, c: list[Any]) -> Token:
+        tok: Token = c[0]
+        return tok
+
+
+def _parse_range(
+    words: list[Token], i: int, builder: _Builder, name: str
+) -> tuple[tuple[int, int | None], int]:
+    """Read `LO [HI]` header numbers starting at words[i]."""
+    numbers: list[int] = []
+    while i < len(words) and len(numbers) < 2 and str(words[i]).isdigit():
+        value = int(str(words[i]))
+        if value > MAX_LITERAL:
+            raise builder.error(span_of(words[i]), f"numeric literal {value} exceeds {MAX_LITERAL}")
+        numbers.append(value)
+        i += 1
+    if not numbers:
+        where = words[i] if i < len(words) else words[i - 1]
+        raise builder.error(span_of(where), f"'{name}' needs a number")
+    low = numbers[0]
+    high = numbers[1] if len(numbers) > 1 else low
+    if high < low:
+        raise builder.error(span_of(words[i - 1]), f"'{name}' range must be ascending")
+    return (low, high), i
+
+
+def _header(words: list[Token], builder: _Builder) -> ast.Header:
+    """Interpret the header's contextual words (§2.2)."""
+    fields: dict[str, Any] = {}
+    inputs: list[str] = []
+    seen: set[str] = set()
+    i = 0
+
+    def path_at(j: int, name: str) -> str:
+        if j >= len(words):
+            raise builder.error(span_of(words[j - 1]), f"'{name}' needs a file name")
+        tok = words[j]
+        return str(tok.extra) if tok.type == "STRING" else str(tok)
+
+    while i < len(words):
+        tok = words[i]
+        word = str(tok)
+        if tok.type == "STRING" or word not in (
+            "input",
+            "output",
+            "gamenumber",
+            "matchcount",
+            "sort",
+            "result",
+            "variations",
+            "mainline",
+            "quiet",
+            "silent",
+            "matchstring",
+        ):
+            raise builder.error(span_of(tok), f"unknown header parameter {word!r}")
+        if word != "input" and word in seen:
+            raise builder.error(span_of(tok), f"header parameter '{word}' given twice")
+        seen.add(word)
+        i += 1
+        if word == "input":
+            inputs.append(path_at(i, word))
+            i += 1
+        elif word == "output":
+            fields["output"] = path_at(i, word)
+            i += 1
+        elif word in ("gamenumber", "matchcount"):
+            rng, i = _parse_range(words, i, builder, word)
+            if word == "matchcount" and rng[0] < 1:
+                raise builder.error(span_of(words[i - 1]), "matchcount must be at least 1")
+            if word == "matchcount" and "matchcount" in fields:
+                raise builder.error(span_of(tok), "matchcount is already set by 'sort matchcount'")
+            fields[word] = rng
+        elif word == "sort":
+            if i >= len(words) or str(words[i]) != "matchcount":
+                raise builder.error(span_of(tok), "header 'sort' must be followed by 'matchcount'")
+            i += 1
+            fields["sort_matchcount"] = True
+            if i < len(words) and str(words[i]).isdigit():
+                if "matchcount" in fields:
+                    raise builder.error(span_of(words[i]), "matchcount is given twice")
+                rng, i = _parse_range(words, i, builder, "matchcount")
+                if rng[0] < 1:
+                    raise builder.error(span_of(words[i - 1]), "matchcount must be at least 1")
+                fields["matchcount"] = rng
+                seen.add("matchcount")
+        elif word == "result":
+            value = path_at(i, word)
+            if value not in ("1-0", "0-1", "1/2-1/2"):
+                raise builder.error(span_of(words[i]), f"invalid result {value!r}")
+            fields["result"] = value
+            i += 1
+        elif word == "matchstring":
+            fields["matchstring"] = path_at(i, word)
+            i += 1
+        elif word in ("variations", "quiet", "silent"):
+            fields[word] = True
+        if "variations" in seen and "mainline" in seen:
+            raise builder.error(span_of(tok), "'mainline' and 'variations' cannot be combined")
+    return ast.Header(inputs=tuple(inputs), **fields)
+
+
+def _unexpected(exc: lark.exceptions.UnexpectedInput, path: str, source: str) -> SourceError:
+    token = getattr(exc, "token", None)
+    if token is None or token.type == "$END":
+        lines = source.split("\n")
+        span = ast.Span(len(lines), len(lines[-1]) + 1, 1)
+        return query_error(path, source, span, "unexpected end of input")
+    word = str(token)
+    message = f"unexpected '{word}'"
+    if token.type != "IDENT" and word in TIER1_KEYWORDS:
+        message = f"unexpected keyword '{word}'"
+    state = getattr(exc, "state", None)
+    stack = getattr(state, "value_stack", None) or []
+    last = stack[-1] if stack else None
+    if isinstance(last, Token) and last.type in ("ISBOUND", "ISUNBOUND", "PIECE", "SQUARE"):
+        if token.type == "DESIG" or (len(word) == 1 and word in "abcdefgh"):
+            message = f"'{word}' is a piece designator and cannot be a variable name"
+        elif word in TIER1_KEYWORDS:
+            message = f"'{word}' is a keyword and cannot be a variable name"
+    elif token.type in ("ASSIGN", "OPASSIGN", "ASSIGNQ") and isinstance(last, Token):
+        if str(last) in TIER1_KEYWORDS:
+            return query_error(
+                path, source, span_of(last), f"'{last}' is a keyword and cannot be a variable name"
+            )
+    return query_error(path, source, span_of(token), message)
+
+
+def parse_query(source: str, path: str = "<query>") -> ast.Query:
+    """Parse query text into an `ast.Query`; raises SourceError on any lexical/syntax error."""
+    if source.startswith("\ufeff"):
+        source = source[1:]
+    builder = _Builder(path, source)
+    try:
+        tree = _lark().parse(source)
+    except SourceError as err:
+        err.path = path
+        raise
+    except lark.exceptions.UnexpectedInput as exc:
+        raise _unexpected(exc, path, source) from None
+    except lark.exceptions.VisitError as exc:  # pragma: no cover - defensive
+        if isinstance(exc.orig_exc, SourceError):
+            raise exc.orig_exc from None
+        raise
+    children = tree.children
+    close = next(
+        i for i, c in enumerate(children) if isinstance(c, Token) and c.type == "RPAR"
+    )
+    words = [w.children[0] for w in children[2:close] if isinstance(w, lark.Tree)]
+    try:
+        header = _header(words, builder)
+        body = tuple(
+            builder.transform(c) for c in children[close + 1 :] if isinstance(c, lark.Tree)
+        )
+    except lark.exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, SourceError):
+            raise exc.orig_exc from None
+        raise
+    lines = source.split("\n")
+    return ast.Query(header, body, ast.Span(len(lines), len(lines[-1]) + 1))
+
+
+def tokenize(source: str, path: str = "<query>") -> list[Token]:
+    """Tokenize without parsing (no line context); used by tests and diagnostics."""
+    return list(Tokenizer(source, path).tokens())
