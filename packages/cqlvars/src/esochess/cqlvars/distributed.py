@@ -1,0 +1,168 @@
+"""`--scheduler ADDRESS`: run the partitions on a `dask.distributed` cluster (spec §1.5).
+
+The client (the `cql` process) has already compiled the query. Here it connects, checks
+that every worker runs the same `cql` and python-chess versions, and submits one task per
+partition with `retries=2`. A task carries a picklable worker factory (query source plus
+options) and the partition's raw bytes, so workers need no shared filesystem. Results are
+merged in game order by `parallel.merge`, exactly as for a local pool.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from importlib import metadata
+from typing import Any
+
+import chess
+from esochess.cqlvars.parallel import (
+    GameWorker,
+    OutcomeT,
+    PartitionResult,
+    WorkerFactory,
+    merge,
+    run_partition,
+)
+from esochess.cqlvars.pgnio import Partition
+
+# The `distributed` package is an optional extra, absent from a default install (and so
+# from a default type check): it is imported at run time only, and its Client is `Any`.
+Client = Any
+
+#: Exit codes of spec §1.3.
+USAGE = 2
+CLUSTER_FAILURE = 3
+
+RETRIES = 2
+CONNECT_TIMEOUT = "10s"
+WORKER_WAIT = 30.0  # seconds to wait for a first worker to join the scheduler
+TASKS_PER_THREAD = 2
+
+
+class DistributedError(Exception):
+    """A distributed-mode failure, with the exit code the CLI must use (2 or 3)."""
+
+    def __init__(self, message: str, exit_code: int = CLUSTER_FAILURE) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+def require_distributed() -> Any:
+    """Import the optional `distributed` package, or raise DistributedError (exit 2)."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise DistributedError(
+            "--scheduler requires the 'distributed' package", USAGE
+        ) from None
+
+
+def versions() -> tuple[str, str]:
+    """This installation's (`cql` version, python-chess version), compared across workers."""
+    try:
+        cql_version = metadata.version("esochess-cqlvars")
+    except metadata.PackageNotFoundError:
+        cql_version = "unknown"
+    return cql_version, chess.__version__
+
+
+def connect(address: str, *, timeout: str = CONNECT_TIMEOUT) -> Client:
+    """Connect to the scheduler and check every worker's versions (exit 3 on failure)."""
+    distributed = require_distributed()
+    try:
+        client = distributed.Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise DistributedError(f"cannot reach the scheduler at {address}: {exc}") from None
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+        reported: dict[str, Any] = client.run(versions)
+    except (OSError, TimeoutError) as exc:
+        client.close()
+        raise DistributedError(f"no usable worker at {address}: {exc}") from None
+    mine = versions()
+    for worker, theirs in sorted(reported.items()):
+        if tuple(theirs) != mine:
+            client.close()
+            raise DistributedError(
+                f"worker {worker} runs cql {theirs[0]} with python-chess {theirs[1]}, "
+                f"but this client runs cql {mine[0]} with python-chess {mine[1]}"
+            )
+    return client
+
+
+# Each Dask worker thread keeps the evaluator it built for a query, so a query is
+# compiled once per thread rather than once per partition. Per-thread, because a worker
+# runs several tasks at once and an evaluator holds per-game state.
+_LOCAL = threading.local()
+
+
+def _cached_worker(factory: WorkerFactory[OutcomeT]) -> GameWorker[OutcomeT]:
+    key = pickle.dumps(factory)
+    cache: dict[bytes, GameWorker[OutcomeT]] = getattr(_LOCAL, "workers", None) or {}
+    _LOCAL.workers = cache
+    worker = cache.get(key)
+    if worker is None:
+        cache.clear()  # one query at a time is plenty; do not grow without bound
+        worker = cache[key] = factory()
+    return worker
+
+
+def evaluate_partition(
+    factory: WorkerFactory[OutcomeT], part: Partition
+) -> PartitionResult[OutcomeT]:
+    """The task body run on a Dask worker: evaluate one partition."""
+    return run_partition(_cached_worker(factory), part)
+
+
+def run_dask(
+    factory: WorkerFactory[OutcomeT],
+    parts: Iterable[Partition],
+    client: Client,
+    *,
+    on_partition: Callable[[Partition], None] | None = None,
+    totals: dict[str, int] | None = None,
+) -> Iterator[OutcomeT]:
+    """Yield the outcomes of every game of `parts` evaluated on the cluster, in game order.
+
+    Closing the iterator early (for `--limit`) cancels the outstanding futures.
+    """
+    return merge(_results(factory, parts, client), on_partition=on_partition, totals=totals)
+
+
+def _results(
+    factory: WorkerFactory[OutcomeT], parts: Iterable[Partition], client: Client
+) -> Iterator[tuple[Partition, PartitionResult[OutcomeT]]]:
+    threads = sum(client.nthreads().values()) or 1
+    window: deque[tuple[Partition, Any]] = deque()
+    source = iter(parts)
+
+    def refill() -> None:
+        while len(window) < threads * TASKS_PER_THREAD:
+            part = next(source, None)
+            if part is None:
+                return
+            future = client.submit(
+                evaluate_partition, factory, part, retries=RETRIES, pure=False
+            )
+            window.append((part, future))
+
+    try:
+        refill()
+        while window:
+            part, future = window.popleft()
+            try:
+                result: PartitionResult[OutcomeT] = future.result()
+            except Exception as exc:  # noqa: BLE001 - any task failure after its retries
+                raise DistributedError(
+                    f"games {part.first_number}-{part.last_number} of {part.path} failed "
+                    f"after {RETRIES} retries: {type(exc).__name__}: {exc}"
+                ) from None
+            refill()
+            yield part, result
+    finally:
+        if window:
+            client.cancel([future for _, future in window])

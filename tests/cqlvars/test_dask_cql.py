@@ -1,0 +1,75 @@
+"""distributed: partitions on a dask cluster, merged exactly like a local run (spec §1.5)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from esochess.cqlvars import distributed as dist
+from esochess.cqlvars import parallel, pgnio
+from esochess.fen import SourceError
+from test_parallel_cql import PlyCounter
+
+distributed = pytest.importorskip("distributed")
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
+LICHESS = str(DATA / "lichess-carlsen-2018.pgn")
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[object]:
+    # Threads in this process: fast to start, and enough to exercise submit/merge/cancel.
+    # The end-to-end test (tests/e2e/test_cql_scale_dask.py) uses worker processes.
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster, dist.connect(cluster.scheduler_address) as connected:
+        yield connected
+
+
+def _parts(last: int = 200) -> Iterator[pgnio.Partition]:
+    return pgnio.partitions([LICHESS], last=last, max_games=16)
+
+
+def test_cluster_outcomes_equal_local_ones(client: object) -> None:
+    factory = functools.partial(PlyCounter, 80)
+    local = [(o.number, o.matched, o.plies) for o in parallel.run_local(factory, _parts(), 1)]
+    totals: dict[str, int] = {}
+    remote = [
+        (o.number, o.matched, o.plies)
+        for o in dist.run_dask(factory, _parts(), client, totals=totals)
+    ]
+    assert remote == local
+    assert totals == {"Plies": sum(p for _, _, p in local)}
+
+
+def test_limit_stops_and_sums_only_what_was_taken(client: object) -> None:
+    factory = functools.partial(PlyCounter, 80)
+    totals: dict[str, int] = {}
+    outcomes = dist.run_dask(factory, _parts(), client, totals=totals)
+    taken = [next(outcomes) for _ in range(20)]
+    outcomes.close()
+    assert [o.number for o in taken] == list(range(1, 21))
+    assert totals == {"Plies": sum(o.plies for o in taken)}
+
+
+def test_runtime_error_is_not_retried_and_arrives_in_order(client: object) -> None:
+    factory = functools.partial(PlyCounter, 80, fail_at=35)
+    seen: list[int] = []
+    with pytest.raises(SourceError, match="overflow in game 35"):
+        for outcome in dist.run_dask(factory, _parts(), client):
+            seen.append(outcome.number)
+    assert seen == list(range(1, 35))
+
+
+def test_unreachable_scheduler_exits_3() -> None:
+    with pytest.raises(dist.DistributedError) as info:
+        dist.connect("tcp://127.0.0.1:9", timeout="1s")
+    assert info.value.exit_code == 3
+    assert "tcp://127.0.0.1:9" in info.value.message
+
+
+def test_versions_name_cql_and_python_chess() -> None:
+    cql_version, chess_version = dist.versions()
+    assert cql_version and chess_version.count(".") >= 1
