@@ -1,0 +1,216 @@
+"""The `chazz` command (spec §1) and `esochess chazz from-bf`: the only layer that
+prints or exits."""
+
+from __future__ import annotations
+
+import os
+import sys
+import webbrowser
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import click
+
+from esochess.chazz.brainfuck import TranslationError, translate
+from esochess.chazz.engines import ENGINES, Engine, run
+from esochess.chazz.html import DEFAULT_HTML, export_html
+from esochess.chazz.loader import LoadError, load_program
+from esochess.chazz.runtime import LoopError, MachineIO, StepLimitReached
+from esochess.fen import SourceError, format_diagnostic, write_atomic
+
+USAGE = "Usage: chazz <filename> [true|false]"
+EXIT_INTERRUPTED = 130
+
+
+class _StdoutGone(Exception):
+    """stdout was closed by the reader (a pipe into `head`, say)."""
+
+
+def _writer(stream: BinaryIO) -> Any:
+    def write(data: bytes | bytearray) -> None:
+        try:
+            stream.write(data)
+            stream.flush()
+        except BrokenPipeError as exc:
+            raise _StdoutGone from exc
+
+    return write
+
+
+def _reader(stream: BinaryIO) -> Any:
+    def read_byte() -> int:
+        data = stream.read(1)
+        return data[0] if data else -1
+
+    return read_byte
+
+
+def _error_lines(*lines: str) -> None:
+    for line in lines:
+        click.echo(line, err=True)
+
+
+def _should_open(choice: bool | None) -> bool:
+    if choice is not None:
+        return choice
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _open_in_browser(path: str) -> None:
+    try:
+        webbrowser.open(Path(path).resolve().as_uri())
+    except Exception:  # noqa: BLE001 - spec §1: failing to open a browser is silent.
+        return
+
+
+class _ChazzCommand(click.Command):
+    """`chazz FILE …`, with `from-bf …` as a sub-command when it is the first word."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        if args and args[0] == "from-bf":
+            return from_bf.make_context("from-bf", args[1:], parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        if ctx.command is not self:
+            return ctx.command.invoke(ctx)
+        return super().invoke(ctx)
+
+
+@click.command(
+    cls=_ChazzCommand,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Also: `chazz from-bf PROG.b [-o OUT.fen]` translates brainfuck to CHAZZ.",
+)
+@click.argument("args", nargs=-1, metavar="FILE [FLAG]")
+@click.option("--html", "html_path", metavar="PATH", help="Export the HTML board to PATH.")
+@click.option(
+    "--open/--no-open",
+    "open_browser",
+    default=None,
+    help="Open the HTML board in a browser (default: only when stdin and stdout are terminals).",
+)
+@click.option("--trace", is_flag=True, help="Write one line per executed instruction to stderr.")
+@click.option(
+    "--max-steps",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Stop with exit status 1 after N executed instructions.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default="compiler",
+    show_default=True,
+    help="The optimising compiler or the literal reference interpreter.",
+)
+@click.option("--no-prompt", is_flag=True, help="Do not print the `r` input prompt.")
+def main(
+    args: tuple[str, ...],
+    html_path: str | None,
+    open_browser: bool | None,
+    trace: bool,
+    max_steps: int | None,
+    engine: Engine,
+    no_prompt: bool,
+) -> None:
+    """Run the CHAZZ program in FILE: a FEN board whose pieces are instructions.
+
+    FLAG `true` exports the board as output_chess_board.html (reference behaviour);
+    further arguments are ignored.
+    """
+    if not args:
+        _error_lines(USAGE)
+        sys.exit(1)
+    stdout = sys.stdout.buffer
+    try:
+        code = _run(args, html_path, open_browser, trace, max_steps, engine, no_prompt, stdout)
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    except _StdoutGone:
+        # Nobody reads our output any more; leave quietly (and keep Python from
+        # complaining about the closed pipe when it flushes at exit).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+        code = 1
+    sys.exit(code)
+
+
+def _run(
+    args: tuple[str, ...],
+    html_path: str | None,
+    open_browser: bool | None,
+    trace: bool,
+    max_steps: int | None,
+    engine: Engine,
+    no_prompt: bool,
+    stdout: BinaryIO,
+) -> int:
+    try:
+        grid = load_program(args[0])
+    except LoadError as exc:
+        _error_lines(*exc.lines)
+        return 1
+    if html_path is not None or (len(args) > 1 and args[1] == "true"):
+        target = html_path if html_path is not None else DEFAULT_HTML
+        try:
+            export_html(grid, target)
+        except OSError as exc:
+            _error_lines(f"Could not open HTML file for writing: {exc.strerror or exc}")
+        else:
+            if _should_open(open_browser):
+                _open_in_browser(target)
+    stderr = sys.stderr
+    io = MachineIO(
+        write=_writer(stdout),
+        read_byte=_reader(sys.stdin.buffer),
+        prompt=not no_prompt,
+        trace=(lambda line: stderr.write(line + "\n")) if trace else None,
+    )
+    write = io.write
+    try:
+        run(grid, io, engine=engine, max_steps=max_steps)
+    except LoopError as exc:
+        write(exc.message)
+        return 1
+    except StepLimitReached as exc:
+        stderr.flush()
+        _error_lines(f"chazz: error: step limit {exc.limit} reached")
+        return 1
+    finally:
+        stderr.flush()
+    write(b"\n")
+    return 0
+
+
+@click.command("from-bf", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("source", metavar="PROG.b", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", metavar="OUT.fen", help="Write the board here (default: stdout).")
+def from_bf(source: str, output: str | None) -> None:
+    """Translate the brainfuck program PROG.b into a CHAZZ board."""
+    try:
+        text = Path(source).read_bytes().decode("latin-1")
+    except OSError as exc:
+        _error_lines(f"chazz from-bf: error: cannot read {source}: {exc.strerror or exc}")
+        sys.exit(1)
+    try:
+        board = translate(text, path=source)
+    except SourceError as exc:
+        _error_lines(format_diagnostic(exc, text))
+        sys.exit(2)
+    except TranslationError as exc:
+        _error_lines(f"chazz from-bf: error: {source}: {exc}")
+        sys.exit(1)
+    if output is None:
+        click.echo(board)
+        return
+    try:
+        write_atomic(output, board + "\n")
+    except OSError as exc:
+        _error_lines(f"chazz from-bf: error: cannot write {output}: {exc.strerror or exc}")
+        sys.exit(1)
