@@ -1,0 +1,188 @@
+"""The game model on top of the machine: turns, legal options by look-ahead, results (§10).
+
+A `Machine` pauses at every `choose`. This module decides which of a decision's options
+are *legal* (§10.4): an option is legal when at least one completion of it reaches the
+end of the turn without `illegal`. Completions are explored on forks of the machine,
+depth-first, stopping at the first legal one. Each legal option keeps the fork that
+chose it, already run to its next outcome, so a caller without I/O (playouts, AI
+simulations) can continue from that fork instead of executing the same step again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from esochess.gambit.machine import Decision, GambitRuntimeError, Illegal, Machine, Result
+
+Key = int | tuple[int, ...]
+"""An option key: a 1-based option index, or a sorted index tuple for `choose[K]`."""
+
+Outcome = Decision | Result | Illegal
+"""What `Machine.run_until_decision` returns."""
+
+
+@dataclass
+class LegalOption:
+    """A legal option of a decision and the fork that chose it, paused at `outcome`."""
+
+    key: Key
+    machine: Machine
+    outcome: Outcome
+
+
+def candidates(decision: Decision) -> list[Key]:
+    """Every option key of a decision in option order (lexicographic K-combinations)."""
+    n = len(decision.options)
+    if decision.k is None:
+        return list(range(1, n + 1))
+    return [tuple(c) for c in itertools.combinations(range(1, n + 1), decision.k)]
+
+
+def key_text(key: Key) -> str:
+    """A key as the user writes it: `5`, or `3+4` for a combination."""
+    if isinstance(key, tuple):
+        return "+".join(str(i) for i in key)
+    return str(key)
+
+
+def ends_turn(outcome: Outcome, seat: int) -> bool | None:
+    """Whether `outcome` ends the turn of `seat` (True), is illegal (False), or is a
+    further decision of the same turn (None) (§10.3)."""
+    if isinstance(outcome, Result):
+        return True
+    if isinstance(outcome, Illegal):
+        # An empty choose of another turn is that turn's problem, not this one's.
+        other_seat = getattr(outcome, "seat", None)
+        if other_seat is not None and (other_seat != seat or getattr(outcome, "new_turn", False)):
+            return True
+        return False
+    if outcome.seat != seat or outcome.new_turn:
+        return True
+    return None
+
+
+def _completes(machine: Machine, outcome: Outcome, seat: int) -> bool:
+    """True when some completion from this paused state ends the turn legally."""
+    verdict = ends_turn(outcome, seat)
+    if verdict is not None:
+        return verdict
+    assert isinstance(outcome, Decision)
+    for key in candidates(outcome):
+        f = machine.fork()
+        f.choose(key)
+        if _completes(f, f.run_until_decision(), seat):
+            return True
+    return False
+
+
+def exploring_error(err: GambitRuntimeError, decision: Decision, key: Key) -> GambitRuntimeError:
+    """Add the `while exploring option I of the choice at F:L:C` line (§13.2)."""
+    where = f"{err.path}:{decision.line}:{decision.col}"
+    line = f"  while exploring option {key_text(key)} of the choice at {where}"
+    return dataclasses.replace(err, trace_lines=(*err.trace_lines, line))
+
+
+def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
+    """The legal options of the decision `machine` is paused at, in option order (§10.4).
+
+    `decision` must be the outcome that paused `machine`. The machine itself is not
+    changed. Raises `GambitRuntimeError` (with the exploring note) when a completion
+    fails at run time.
+    """
+    found: list[LegalOption] = []
+    for key in candidates(decision):
+        f = machine.fork()
+        f.choose(key)
+        try:
+            out = f.run_until_decision()
+            legal = ends_turn(out, decision.seat)
+            if legal is None:
+                assert isinstance(out, Decision)
+                legal = _completes(f, out, decision.seat)
+        except GambitRuntimeError as err:
+            raise exploring_error(err, decision, key) from None
+        if legal:
+            found.append(LegalOption(key, f, out))
+    return found
+
+
+def listed_indices(decision: Decision, legal: Sequence[LegalOption]) -> list[int]:
+    """Option indices shown to a human: those in at least one legal option (§10.5)."""
+    if decision.k is None:
+        return [k for o in legal if isinstance(k := o.key, int)]
+    seen: set[int] = set()
+    for o in legal:
+        assert isinstance(o.key, tuple)
+        seen.update(o.key)
+    return sorted(seen)
+
+
+def chosen_label(decision: Decision, key: Key) -> str:
+    """The display form of a chosen option: a list display for `choose[K]` (§10.5)."""
+    if isinstance(key, tuple):
+        return "[" + ", ".join(decision.labels[i - 1] for i in key) + "]"
+    return decision.labels[key - 1]
+
+
+def decision_header(decision: Decision) -> str:
+    """`[Player N] PROMPT` (or `Choose:`), with ` (choose K)` for `choose[K]` (§10.5)."""
+    text = f"[Player {decision.seat}] {decision.prompt if decision.prompt is not None else 'Choose:'}"
+    if decision.k is not None:
+        text += f" (choose {decision.k})"
+    return text
+
+
+def option_lines(decision: Decision, legal: Sequence[LegalOption]) -> list[str]:
+    """The `  I) LABEL` lines of the legal options, in option order (§10.5)."""
+    return [f"  {i}) {decision.labels[i - 1]}" for i in listed_indices(decision, legal)]
+
+
+def echo_line(decision: Decision, key: Key) -> str:
+    """The one-line echo of an AI or replayed decision (§10.5)."""
+    shown = "(secret)" if decision.secret else chosen_label(decision, key)
+    return f"{decision_header_plain(decision)} -> {shown}"
+
+
+def decision_header_plain(decision: Decision) -> str:
+    """The echo's header: `[Player N] PROMPT` without the `(choose K)` suffix."""
+    return f"[Player {decision.seat}] {decision.prompt if decision.prompt is not None else 'Choose:'}"
+
+
+def parse_key(text: str, decision: Decision) -> Key | None:
+    """Parse one line of human input into a key; None when it is not well formed.
+
+    A plain decision takes one index; `choose[K]` takes K distinct indices separated
+    by spaces and/or commas, in any order.
+    """
+    parts = [p for p in text.replace(",", " ").split() if p]
+    if not parts or not all(p.isdigit() for p in parts):
+        return None
+    nums = [int(p) for p in parts]
+    if decision.k is None:
+        return nums[0] if len(nums) == 1 else None
+    if len(nums) != decision.k or len(set(nums)) != len(nums):
+        return None
+    return tuple(sorted(nums))
+
+
+def parse_after(text: str) -> list[Key]:
+    """Parse `gambit moves --after` (`5,1,3+4`); raises ValueError when malformed."""
+    keys: list[Key] = []
+    if not text.strip():
+        return keys
+    for part in text.split(","):
+        part = part.strip()
+        if "+" in part:
+            nums = [int(p) for p in part.split("+")]
+            if any(n < 1 for n in nums):
+                raise ValueError(part)
+            keys.append(tuple(sorted(nums)))
+        else:
+            n = int(part)
+            if n < 1:
+                raise ValueError(part)
+            keys.append(n)
+    return keys
