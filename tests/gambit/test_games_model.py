@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from gambit_scripted import ScriptMachine, committed, decision, nim, two_step
-
 from esochess.gambit.game import (
     candidates,
     decision_header,
@@ -16,6 +14,7 @@ from esochess.gambit.game import (
     parse_key,
 )
 from esochess.gambit.machine import Illegal, Result
+from gambit_scripted import ScriptMachine, committed, decision, nim, two_step
 
 
 def _keys(machine: ScriptMachine) -> list[object]:
