@@ -7,6 +7,7 @@ applies §1.1 (BOM, CRLF) and is what diagnostics should quote from.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache
 from importlib import resources
@@ -145,7 +146,13 @@ class _Args:
         self.items = items
 
 
-def _number(tok: Token) -> ast.NumLit:
+def raw_tokens(text: str) -> Iterator[Token]:
+    """The parser's token stream (after the layout post-lexer), without parsing."""
+    return _lark().lex(text)
+
+
+def number_literal(tok: Token) -> ast.NumLit:
+    """A NUMBER token as a literal: milli-units truncated toward zero, spelling kept."""
     text = str(tok)
     whole, _, frac = text.partition(".")
     millis = int(whole) * 1000 + int((frac + "000")[:3])
@@ -291,7 +298,7 @@ class _ToAst(Transformer[Token, ast.Program]):
         text = str(tok)
         kind = tok.type
         if kind == "NUMBER":
-            return _number(tok)
+            return number_literal(tok)
         if kind == "STRING":
             return ast.StrLit(p, p, text[1:-1])
         if kind == "ROW":

@@ -1,0 +1,852 @@
+"""Chespel checker: modules, parameters, openings, names, classes (§2-§7, §9).
+
+`check(program, path)` returns a `CheckResult`: the program, every diagnostic found
+(errors and warnings, unsorted), and the annotations the code generator needs:
+
+* `class_of(expr)`: the static class of every expression that has one (§3). An expression
+  containing an error has none (no cascades, §7.2).
+* `call_of(node)`: for every `ast.Name` and `ast.Call`, a `CallInfo` saying what it
+  resolved to: a variable, a true global, or a library method with its receiver
+  expression (explicit, the first argument of a global-form call, or the implicit loop
+  variable of §6.6), the component-accessor `path` of §3.5, and whether the call is
+  lifted over a list (§3.6).
+* `variable_class(stmt_or_decl)`: not needed; a `Let`'s class is `class_of(let.value)`,
+  loop variables are Piece (`piece`) or Cell (`cell`).
+* `search` / `endgame`: module parameters with defaults filled in (Num parameters in
+  milli-units, integers as int, flags as bool); `openings`: the opening rules with their
+  position keys (§9).
+
+Annotations are keyed by node identity; the result keeps the program alive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import chess
+
+from esochess.chespel import ast
+from esochess.chespel.classes import (
+    EMPTY_LIST,
+    EQUATABLE,
+    LISTABLE,
+    ORDERABLE,
+    Base,
+    Class,
+    ListOf,
+    common_list,
+    format_num,
+    is_numeric,
+    lists_compatible,
+)
+from esochess.chespel.layout import RESERVED
+from esochess.chespel.library import (
+    Ambiguous,
+    Entry,
+    Resolved,
+    ambiguity_text,
+    element_accepts,
+    globals_named,
+    own,
+    resolve_method,
+)
+from esochess.fen import SourceError
+from esochess.fen.fen import parse_fen
+
+MAX_ERRORS = 50
+NUM_LIMIT = 10_000_000  # 10000 in milli-units
+TYPE_VALUE = {1: 1000, 2: 3000, 3: 3000, 4: 5000, 5: 9000, 6: 0}
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    """What an `ast.Name` or `ast.Call` resolved to (see the module docstring).
+
+    * kind "variable": `variable` is the name.
+    * kind "global": a true global function `entry` applied to `args`.
+    * kind "method": `entry` (a method of `entry.receiver`, or a List method) applied to
+      the receiver and `args`. The receiver is `receiver` (an expression) or, when
+      `implicit` is set, the loop variable of that name. With `lifted`, the receiver is a
+      list: `path` then `entry` are applied to each element and the results collected
+      (concatenated when `flatten`). Without `lifted`, `path` is applied to the receiver
+      itself first (`p.value` = `Type.value(Piece.type(p))`). `element` is the element
+      class of a list receiver (None for `[]` or non-list receivers).
+    """
+
+    kind: str
+    entry: Entry | None = None
+    receiver: ast.Expr | None = None
+    implicit: str | None = None
+    args: tuple[ast.Expr, ...] = ()
+    path: tuple[Entry, ...] = ()
+    lifted: bool = False
+    flatten: bool = False
+    element: Base | None = None
+    variable: str | None = None
+
+
+@dataclass(frozen=True)
+class Opening:
+    """One opening rule with the keys (§9) of its origin and destination positions."""
+
+    line: int
+    origin: str
+    destination: str
+    origin_key: str
+    destination_key: str
+    reachable: bool
+
+
+SEARCH_DEFAULTS: dict[str, int | bool] = {
+    "maxTime": 4000,
+    "maxDepth": 64,
+    "hashSize": 64,
+    "quiescence": True,
+}
+ENDGAME_DEFAULTS: dict[str, int | bool] = {"threshold": 20000, "replace": False}
+
+# name -> (kind, low, high, description for E19); Num bounds are exact fractions.
+_PARAMETERS: dict[str, dict[str, tuple[str, Fraction, Fraction, str]]] = {
+    "search": {
+        "maxTime": ("num", Fraction(1, 100), Fraction(3600), "a number between 0.01 and 3600"),
+        "maxDepth": ("int", Fraction(1), Fraction(64), "an integer between 1 and 64"),
+        "hashSize": ("int", Fraction(1), Fraction(4096), "an integer between 1 and 4096"),
+        "quiescence": ("bool", Fraction(0), Fraction(0), "true or false"),
+    },
+    "endgame": {
+        "threshold": ("num", Fraction(0), Fraction(10000), "a number between 0 and 10000"),
+        "replace": ("bool", Fraction(0), Fraction(0), "true or false"),
+    },
+}
+
+
+@dataclass
+class CheckResult:
+    """The checked program, its diagnostics and the annotations for the back end."""
+
+    path: str
+    program: ast.Program | None
+    diagnostics: list[SourceError] = field(default_factory=list)
+    classes: dict[int, Class] = field(default_factory=dict)
+    calls: dict[int, CallInfo] = field(default_factory=dict)
+    search: dict[str, int | bool] = field(default_factory=lambda: dict(SEARCH_DEFAULTS))
+    endgame: dict[str, int | bool] = field(default_factory=lambda: dict(ENDGAME_DEFAULTS))
+    openings: tuple[Opening, ...] = ()
+
+    @property
+    def errors(self) -> list[SourceError]:
+        """The error diagnostics (the program may run only when this is empty)."""
+        return [d for d in self.diagnostics if d.is_error]
+
+    @property
+    def warnings(self) -> list[SourceError]:
+        """The warnings."""
+        return [d for d in self.diagnostics if not d.is_error]
+
+    @property
+    def ok(self) -> bool:
+        """True when the program parsed and has no error."""
+        return self.program is not None and not self.errors
+
+    def class_of(self, expr: ast.Expr) -> Class | None:
+        """The static class of `expr`, or None if it contains an error."""
+        return self.classes.get(id(expr))
+
+    def call_of(self, node: ast.Expr) -> CallInfo | None:
+        """The resolution of a `Name` or `Call` node, or None if it did not resolve."""
+        return self.calls.get(id(node))
+
+
+@dataclass
+class _Var:
+    name: str
+    pos: ast.Pos
+    cls: Class | None
+    used: bool = False
+
+
+def const_value(expr: ast.Expr) -> int | None:
+    """The value in milli-units of a constant Num expression (§3.2), else None."""
+    if isinstance(expr, ast.NumLit):
+        return expr.millis
+    if isinstance(expr, (ast.RowLit, ast.ColLit)):
+        return expr.number * 1000
+    if isinstance(expr, ast.TypeLit):
+        return TYPE_VALUE[expr.piece_type]
+    if isinstance(expr, ast.Unary) and expr.op in ("-", "abs"):
+        v = const_value(expr.operand)
+        if v is None:
+            return None
+        return _clamp(-v if expr.op == "-" else abs(v))
+    if isinstance(expr, ast.Binary) and expr.op in ("+", "-", "*", "/"):
+        a, b = const_value(expr.left), const_value(expr.right)
+        if a is None or b is None:
+            return None
+        if expr.op == "+":
+            return _clamp(a + b)
+        if expr.op == "-":
+            return _clamp(a - b)
+        if expr.op == "*":
+            return _clamp(_trunc_div(a * b, 1000))
+        if b == 0:
+            return None
+        return _clamp(_trunc_div(a * 1000, b))
+    return None
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _clamp(v: int) -> int:
+    return max(-NUM_LIMIT, min(NUM_LIMIT, v))
+
+
+def position_key(board: chess.Board) -> str:
+    """The §9 key: placement, side, clean castling rights, en passant only if legal."""
+    return " ".join(board.fen(en_passant="legal").split()[:4])
+
+
+def _has_score(stmts: tuple[ast.Stmt, ...]) -> bool:
+    for stmt in stmts:
+        if isinstance(stmt, ast.Score):
+            return True
+        if isinstance(stmt, (ast.If, ast.Loop)) and _has_score(stmt.body):
+            return True
+    return False
+
+
+def _kind_name(base: Base) -> str:
+    return base.value
+
+
+class _Checker:
+    def __init__(self, program: ast.Program, path: str) -> None:
+        self.program = program
+        self.path = path
+        self.result = CheckResult(path, program)
+        self.scopes: list[dict[str, _Var]] = []
+        self.implicit: _Var | None = None
+
+    # ---- diagnostics
+    def error(self, pos: ast.Pos, message: str) -> None:
+        self.result.diagnostics.append(SourceError(self.path, pos.line, pos.column, message))
+
+    def warning(self, pos: ast.Pos, message: str) -> None:
+        self.result.diagnostics.append(
+            SourceError(self.path, pos.line, pos.column, message, severity="warning")
+        )
+
+    # ---- program level
+    def run(self) -> CheckResult:
+        seen: dict[str, ast.Module] = {}
+        rule_names: dict[str, ast.Rule] = {}
+        for module in self.program.modules:
+            first = seen.get(module.kind)
+            if first is not None:
+                self.error(
+                    module.pos,
+                    f"module '{module.kind}' is defined twice (first at line {first.pos.line})",
+                )
+            else:
+                seen[module.kind] = module
+            if module.kind in _PARAMETERS:
+                self.parameters(module, first is None)
+            if module.kind == "opening":
+                self.openings(module)
+            if module.kind == "evaluation" and not module.rules:
+                self.warning(module.name_pos, "module 'evaluation' has no rules")
+            for rule in module.rules:
+                earlier = rule_names.get(rule.name)
+                if earlier is not None:
+                    self.error(
+                        rule.name_pos,
+                        f"rule '{rule.name}' is defined twice (first at line {earlier.pos.line})",
+                    )
+                else:
+                    rule_names[rule.name] = rule
+                self.rule(rule)
+        if "evaluation" not in seen:
+            self.error(ast.Pos(1, 1), "missing mandatory module 'evaluation'")
+        return self.result
+
+    def parameters(self, module: ast.Module, primary: bool) -> None:
+        table = _PARAMETERS[module.kind]
+        values = self.result.search if module.kind == "search" else self.result.endgame
+        seen: dict[str, ast.Parameter] = {}
+        first_rule = module.rules[0].pos if module.rules else None
+        for param in module.parameters:
+            if first_rule is not None and param.pos > first_rule:
+                self.error(param.pos, "parameters must come before the first rule")
+            spec = table.get(param.name)
+            if spec is None:
+                self.error(
+                    param.pos, f"unknown parameter '{param.name}' for module {module.kind}"
+                )
+                continue
+            earlier = seen.get(param.name)
+            if earlier is not None:
+                self.error(
+                    param.pos,
+                    f"parameter '{param.name}' is set twice (first at line {earlier.pos.line})",
+                )
+                continue
+            seen[param.name] = param
+            value = self.parameter_value(param, spec)
+            if value is not None and primary:
+                values[param.name] = value
+
+    def parameter_value(
+        self, param: ast.Parameter, spec: tuple[str, Fraction, Fraction, str]
+    ) -> int | bool | None:
+        kind, low, high, description = spec
+        text = param.value
+        problem = f"parameter '{param.name}' must be {description}"
+        if kind == "bool":
+            if text in ("true", "false"):
+                return text == "true"
+            self.error(param.value_pos, problem)
+            return None
+        if text in ("true", "false", "-true", "-false"):
+            self.error(param.value_pos, problem)
+            return None
+        number = Fraction(text)
+        if not low <= number <= high or (kind == "int" and number.denominator != 1):
+            self.error(param.value_pos, problem)
+            return None
+        if kind == "int":
+            return int(number)
+        return int(number * 1000)
+
+    def openings(self, module: ast.Module) -> None:
+        seen: dict[str, ast.OpeningRule] = {}
+        found: list[Opening] = []
+        for rule in module.openings:
+            origin = self.fen(rule.origin, rule.pos)
+            destination = self.fen(rule.destination, rule.destination_pos)
+            if origin is None:
+                continue
+            key = position_key(origin)
+            earlier = seen.get(key)
+            if earlier is not None:
+                self.error(
+                    rule.pos,
+                    "duplicate opening rule for this position "
+                    f"(first at line {earlier.pos.line})",
+                )
+                continue
+            seen[key] = rule
+            if destination is None:
+                continue
+            target = position_key(destination)
+            reachable = False
+            for move in origin.legal_moves:
+                origin.push(move)
+                hit = position_key(origin) == target
+                origin.pop()
+                if hit:
+                    reachable = True
+                    break
+            if not reachable:
+                self.warning(
+                    rule.destination_pos,
+                    "opening rule: the destination is not reachable from the origin "
+                    "by one legal move",
+                )
+            found.append(
+                Opening(rule.pos.line, rule.origin, rule.destination, key, target, reachable)
+            )
+        self.result.openings = tuple(found)
+
+    def fen(self, text: str, pos: ast.Pos) -> chess.Board | None:
+        try:
+            return parse_fen(text, path=self.path, drop_impossible_castling=True)
+        except SourceError as exc:
+            self.error(pos, f"invalid FEN: {exc.message}")
+        except ValueError as exc:
+            self.error(pos, f"invalid FEN: {exc}")
+        return None
+
+    # ---- rules and statements
+    def rule(self, rule: ast.Rule) -> None:
+        if not _has_score(rule.body):
+            self.warning(rule.name_pos, f"rule '{rule.name}' has no score statement")
+        self.block(rule.body)
+
+    def block(self, body: tuple[ast.Stmt, ...], preset: dict[str, _Var] | None = None) -> None:
+        self.scopes.append(preset if preset is not None else {})
+        for stmt in body:
+            self.statement(stmt)
+        self.close_scope()
+
+    def close_scope(self) -> None:
+        for var in self.scopes.pop().values():
+            if not var.used:
+                self.warning(var.pos, f"unused variable '{var.name}'")
+
+    def lookup(self, name: str) -> _Var | None:
+        for scope in reversed(self.scopes):
+            var = scope.get(name)
+            if var is not None:
+                return var
+        return None
+
+    def declare(
+        self, name: str, pos: ast.Pos, cls: Class | None, scope: dict[str, _Var]
+    ) -> None:
+        if name in RESERVED:
+            self.error(pos, f"'{name}' is a reserved word")
+            return
+        earlier = self.lookup(name) or scope.get(name)
+        if earlier is not None:
+            self.error(pos, f"'{name}' is already defined (line {earlier.pos.line})")
+            return
+        scope[name] = _Var(name, pos, cls)
+
+    def statement(self, stmt: ast.Stmt) -> None:
+        if isinstance(stmt, ast.Score):
+            value = self.expr(stmt.value)
+            if value is not None and not is_numeric(value):
+                self.error(stmt.value.start, f"score value must be Num, found {value}")
+            if stmt.justification is not None:
+                text = self.expr(stmt.justification)
+                if text is not None and text is not Base.STRING:
+                    self.error(
+                        stmt.justification.start, f"justification must be String, found {text}"
+                    )
+        elif isinstance(stmt, ast.If):
+            self.condition(stmt.condition)
+            self.block(stmt.body)
+        elif isinstance(stmt, ast.Let):
+            cls = self.expr(stmt.value)
+            self.declare(stmt.name, stmt.name_pos, cls, self.scopes[-1])
+        elif isinstance(stmt, ast.Loop):
+            self.loop(stmt)
+
+    def condition(self, expr: ast.Expr) -> None:
+        cls = self.expr(expr)
+        if cls is not None and cls is not Base.BOOL:
+            self.error(expr.start, f"condition must be Bool, found {cls}")
+
+    def loop(self, loop: ast.Loop) -> None:
+        cls = Base.PIECE if loop.kind == "piece" else Base.CELL
+        scope: dict[str, _Var] = {}
+        for var in loop.variables:
+            self.declare(var.name, var.pos, cls, scope)
+        self.scopes.append(scope)
+        saved = self.implicit
+        self.implicit = None
+        if len(loop.variables) == 1:
+            self.implicit = scope.get(loop.variables[0].name)
+        for cond in loop.conditions:
+            self.condition(cond)
+        self.implicit = saved
+        self.scopes.pop()
+        self.block(loop.body, scope)
+
+    # ---- expressions
+    def expr(self, expr: ast.Expr) -> Class | None:
+        cls = self._expr(expr)
+        if cls is not None:
+            self.result.classes[id(expr)] = cls
+        return cls
+
+    def _expr(self, expr: ast.Expr) -> Class | None:
+        if isinstance(expr, ast.NumLit):
+            return self.number(expr)
+        simple = _LITERAL_CLASS.get(type(expr))
+        if simple is not None:
+            return simple
+        if isinstance(expr, ast.ListLit):
+            return self.list_literal(expr)
+        if isinstance(expr, ast.Name):
+            return self.name(expr)
+        if isinstance(expr, ast.Call):
+            return self.call(expr)
+        if isinstance(expr, ast.Unary):
+            return self.unary(expr)
+        if isinstance(expr, ast.Binary):
+            return self.binary(expr)
+        raise TypeError(f"unknown expression node {type(expr).__name__}")
+
+    def number(self, lit: ast.NumLit) -> Class | None:
+        frac = lit.spelling.partition(".")[2]
+        if Fraction(lit.spelling) > 10000:
+            self.error(lit.pos, f"number out of range (-10000..10000): {lit.spelling}")
+            return None
+        if len(frac) > 3:
+            self.warning(
+                lit.pos,
+                f"number {lit.spelling} has more than 3 decimals; "
+                f"truncated to {format_num(lit.millis)}",
+            )
+        return Base.NUM
+
+    def list_literal(self, lit: ast.ListLit) -> Class | None:
+        classes = [self.expr(e) for e in lit.elements]
+        if any(c is None for c in classes):
+            return None
+        if not lit.elements:
+            return EMPTY_LIST
+        for element, cls in zip(lit.elements, classes, strict=True):
+            if not (isinstance(cls, Base) and cls in LISTABLE):
+                self.error(element.start, f"a list cannot contain {cls} values")
+                return None
+        first = classes[0]
+        for element, cls in zip(lit.elements, classes, strict=True):
+            if cls != first:
+                self.error(
+                    element.start,
+                    f"list elements must have the same class (found {first} and {cls})",
+                )
+                return None
+        assert isinstance(first, Base)
+        return ListOf(first)
+
+    def name(self, node: ast.Name) -> Class | None:
+        var = self.lookup(node.name)
+        if var is not None:
+            var.used = True
+            self.result.calls[id(node)] = CallInfo("variable", variable=node.name)
+            return var.cls
+        for entry in globals_named(node.name):
+            if entry.arity == 0:
+                self.result.calls[id(node)] = CallInfo("global", entry)
+                return entry.return_class()
+        found, cls = self.implicit_call(node, node.name, ())
+        if found:
+            return cls
+        entries = globals_named(node.name)
+        if entries:
+            self.arity_error(node.pos, node.name, entries, 0)
+            return None
+        self.error(node.pos, f"unknown name '{node.name}'")
+        return None
+
+    def call(self, node: ast.Call) -> Class | None:
+        if node.receiver is not None:
+            receiver = self.expr(node.receiver)
+            if receiver is None:
+                return None
+            checked = [self.expr(a) for a in node.args]
+            known = [a for a in checked if a is not None]
+            if len(known) != len(checked):
+                return None
+            return self.method(node, node.receiver, None, receiver, node.args, known)
+        args = [self.expr(a) for a in node.args]
+        if any(a is None for a in args):
+            return None
+        classes: list[Class] = [a for a in args if a is not None]
+        # Step 2: a true global whose parameters accept the arguments.
+        entries = globals_named(node.name)
+        for entry in entries:
+            if entry.arity == len(args) and self.accepts(entry, classes, None):
+                self.check_ranges(entry, node.name, node.args)
+                self.result.calls[id(node)] = CallInfo("global", entry, args=node.args)
+                return entry.return_class()
+        # Step 3: the global form of a method, `m(x, a...)` = `x.m(a...)`.
+        method_found = None
+        if node.args:
+            first = classes[0]
+            method_found = self.find_method(first, node.name)
+            if isinstance(method_found, tuple) and any(
+                e.arity == len(args) - 1 for e in method_found[0]
+            ):
+                return self.method(node, node.args[0], None, first, node.args[1:], classes[1:])
+        # Step 4: the implicit receiver of a single-variable loop's conditions.
+        found, cls = self.implicit_call(node, node.name, node.args, classes)
+        if found:
+            return cls
+        # Step 5: explain why nothing fitted.
+        if entries:
+            arity_ok = [e for e in entries if e.arity == len(args)]
+            if not arity_ok:
+                self.arity_error(node.pos, node.name, entries, len(args))
+            else:
+                self.accepts(arity_ok[0], classes, node.name, node.args)
+            return None
+        if isinstance(method_found, Ambiguous):
+            self.ambiguous(node.pos, node.name, classes[0], method_found)
+            return None
+        if isinstance(method_found, tuple):
+            self.arity_error(node.pos, node.name, method_found[0], len(args) - 1)
+            return None
+        self.error(node.pos, f"unknown name '{node.name}'")
+        return None
+
+    def implicit_call(
+        self,
+        node: ast.Expr,
+        name: str,
+        arg_exprs: tuple[ast.Expr, ...],
+        args: list[Class] | None = None,
+    ) -> tuple[bool, Class | None]:
+        """Try `V.name(args)` for the implicit loop variable V (§6.6): (found, class)."""
+        var = self.implicit
+        if var is None or var.cls is None:
+            return False, None
+        found = self.find_method(var.cls, name)
+        if found is None:
+            return False, None
+        var.used = True
+        if isinstance(found, Ambiguous):
+            self.ambiguous(node.pos, name, var.cls, found)
+            return True, None
+        return True, self.method(node, None, var.name, var.cls, arg_exprs, args or [])
+
+    def find_method(
+        self, cls: Class, name: str
+    ) -> tuple[tuple[Entry, ...], tuple[Entry, ...]] | Ambiguous | None:
+        """Entries and path for `name` on `cls` (lists: own List methods, then lifting)."""
+        if isinstance(cls, ListOf):
+            mine = own("List", name)
+            if mine:
+                return mine, ()
+            if cls.element is None:
+                return None
+            cls = cls.element
+        found = resolve_method(cls, name)
+        if isinstance(found, Resolved):
+            return found.entries, found.path
+        return found
+
+    def method(
+        self,
+        node: ast.Expr,
+        receiver_expr: ast.Expr | None,
+        implicit: str | None,
+        receiver: Class,
+        arg_exprs: tuple[ast.Expr, ...],
+        args: list[Class],
+    ) -> Class | None:
+        name = node.name if isinstance(node, (ast.Name, ast.Call)) else ""
+        pos = node.pos
+        lifted = False
+        element: Base | None = None
+        if isinstance(receiver, ListOf):
+            element = receiver.element
+            mine = own("List", name)
+            if mine:
+                entry = mine[0]
+                if element is None and not entry.on_empty:
+                    self.error(pos, f"method '{name}' cannot be used on the empty list '[]'")
+                    return None
+                if element is not None and not element_accepts(entry.element, element):
+                    self.error(pos, f"class {receiver} has no method '{name}'")
+                    return None
+                if entry.arity != len(args):
+                    self.arity_error(pos, name, mine, len(args))
+                    return None
+                if not self.accepts(entry, args, name, arg_exprs, element):
+                    return None
+                self.check_ranges(entry, name, arg_exprs)
+                self.result.calls[id(node)] = CallInfo(
+                    "method",
+                    entry,
+                    receiver_expr,
+                    implicit,
+                    arg_exprs,
+                    element=element,
+                )
+                result = entry.return_class(element)
+                if element is None and result is None:
+                    return EMPTY_LIST
+                return result
+            if element is None:
+                self.error(pos, f"method '{name}' cannot be used on the empty list '[]'")
+                return None
+            lifted = True
+            base: Base = element
+        else:
+            base = receiver
+        found = resolve_method(base, name)
+        if found is None:
+            self.error(pos, f"class {base} has no method '{name}'")
+            return None
+        if isinstance(found, Ambiguous):
+            self.ambiguous(pos, name, base, found)
+            return None
+        candidates = [e for e in found.entries if e.arity == len(args)]
+        if not candidates:
+            self.arity_error(pos, name, found.entries, len(args))
+            return None
+        entry = next((e for e in candidates if self.accepts(e, args, None)), candidates[0])
+        if not self.accepts(entry, args, name, arg_exprs):
+            return None
+        self.check_ranges(entry, name, arg_exprs)
+        result = entry.return_class()
+        flatten = lifted and isinstance(result, ListOf)
+        self.result.calls[id(node)] = CallInfo(
+            "method",
+            entry,
+            receiver_expr,
+            implicit,
+            arg_exprs,
+            found.path,
+            lifted,
+            flatten,
+            element,
+        )
+        if lifted:
+            if isinstance(result, ListOf):
+                return result
+            assert isinstance(result, Base)
+            return ListOf(result)
+        return result
+
+    def accepts(
+        self,
+        entry: Entry,
+        args: list[Class],
+        name: str | None,
+        arg_exprs: tuple[ast.Expr, ...] = (),
+        element: Base | None = None,
+    ) -> bool:
+        """Whether `args` fit `entry`'s parameters; with `name`, report E28 if not."""
+        if entry.receiver is None and entry.name == "in" and len(args) == 2:
+            element_cls = args[0] if isinstance(args[0], Base) else None
+            if element_cls is None or element_cls not in LISTABLE:
+                if name is not None:
+                    self.error(
+                        arg_exprs[0].start,
+                        f"argument 1 of '{name}' must be a list element, found {args[0]}",
+                    )
+                return False
+            element = element_cls
+        for index, arg in enumerate(args):
+            expected = entry.param_class(index, element)
+            if expected is None or _fits(expected, arg):
+                continue
+            if name is not None:
+                self.error(
+                    arg_exprs[index].start,
+                    f"argument {index + 1} of '{name}' must be {expected}, found {arg}",
+                )
+            return False
+        return True
+
+    def check_ranges(self, entry: Entry, name: str, arg_exprs: tuple[ast.Expr, ...]) -> None:
+        for index, arg in enumerate(arg_exprs):
+            rng = entry.range_of(index)
+            if rng is None:
+                continue
+            value = const_value(arg)
+            if value is not None and not rng.accepts(value):
+                self.error(arg.start, f"argument out of range for '{name}': {format_num(value)}")
+
+    def arity_error(self, pos: ast.Pos, name: str, entries: tuple[Entry, ...], given: int) -> None:
+        arities = sorted({e.arity for e in entries})
+        text = " or ".join(str(a) for a in arities)
+        self.error(pos, f"'{name}' expects {text} argument(s), {given} given")
+
+    def ambiguous(self, pos: ast.Pos, name: str, cls: Class, found: Ambiguous) -> None:
+        self.error(
+            pos,
+            f"method '{name}' is ambiguous for class {cls} "
+            f"(inherited from {ambiguity_text(found.providers)})",
+        )
+
+    def unary(self, node: ast.Unary) -> Class | None:
+        operand = self.expr(node.operand)
+        if operand is None:
+            return None
+        if node.op == "not":
+            if operand is Base.BOOL:
+                return Base.BOOL
+        elif is_numeric(operand):
+            return Base.NUM
+        self.error(node.pos, f"operator '{node.op}' cannot be applied to {operand}")
+        return None
+
+    def binary(self, node: ast.Binary) -> Class | None:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        if left is None or right is None:
+            return None
+        result = _binary_class(node.op, left, right)
+        if result is None:
+            self.error(node.pos, f"operator '{node.op}' cannot be applied to {left} and {right}")
+            return None
+        if node.op == "/" and const_value(node.right) == 0:
+            self.error(node.pos, "division by zero")
+            return None
+        return result
+
+
+_LITERAL_CLASS: dict[type, Class] = {
+    ast.StrLit: Base.STRING,
+    ast.BoolLit: Base.BOOL,
+    ast.RowLit: Base.ROW,
+    ast.ColLit: Base.COL,
+    ast.CellLit: Base.CELL,
+    ast.TypeLit: Base.TYPE,
+    ast.PlayerLit: Base.PLAYER,
+    ast.ColorLit: Base.COLOR,
+}
+
+
+def _fits(expected: Class, actual: Class) -> bool:
+    """Argument passing: Num parameters take Num* (§3.7); list parameters take `[]`."""
+    if expected == actual:
+        return True
+    if expected is Base.NUM and is_numeric(actual):
+        return True
+    if isinstance(expected, ListOf) and isinstance(actual, ListOf):
+        return lists_compatible(expected, actual)
+    return False
+
+
+_ARITH = frozenset({"+", "-", "*", "/"})
+_ORDER = frozenset({"<", ">", "<=", ">="})
+_RELATIVE = frozenset({"*<", "*>", "*<=", "*>="})
+
+
+def _binary_class(op: str, left: Class, right: Class) -> Class | None:
+    """The class of `left op right` (§5.2), or None when the operator does not apply."""
+    if op in _ARITH:
+        return Base.NUM if is_numeric(left) and is_numeric(right) else None
+    if op in _ORDER:
+        same = left == right and isinstance(left, Base) and left in ORDERABLE
+        mixed = (left is Base.NUM and is_numeric(right)) or (
+            right is Base.NUM and is_numeric(left)
+        )
+        return Base.BOOL if same or mixed else None
+    if op in _RELATIVE:
+        return Base.BOOL if left is Base.ROW and right is Base.ROW else None
+    if op in ("==", "!="):
+        if isinstance(left, ListOf) and isinstance(right, ListOf):
+            return Base.BOOL if lists_compatible(left, right) else None
+        if isinstance(left, Base) and isinstance(right, Base):
+            if left == right and left in EQUATABLE:
+                return Base.BOOL
+            if (left is Base.NUM and is_numeric(right)) or (
+                right is Base.NUM and is_numeric(left)
+            ):
+                return Base.BOOL
+        return None
+    if op == "in":
+        if isinstance(left, Base) and left in LISTABLE and isinstance(right, ListOf):
+            return Base.BOOL if right.element in (None, left) else None
+        return None
+    if op in ("and", "or"):
+        return Base.BOOL if left is Base.BOOL and right is Base.BOOL else None
+    # '++' (§5.3)
+    if isinstance(left, ListOf) and isinstance(right, ListOf):
+        return common_list(left, right) if lists_compatible(left, right) else None
+    if isinstance(left, ListOf) or isinstance(right, ListOf):
+        other = right if isinstance(left, ListOf) else left
+        return Base.STRING if other is Base.STRING else None
+    return Base.STRING
+
+
+def check(program: ast.Program, path: str) -> CheckResult:
+    """Check a parsed program; see the module docstring for what the result holds."""
+    return _Checker(program, path).run()
+
+
+def iter_calls(result: CheckResult) -> Iterator[CallInfo]:
+    """Every resolved call of the program (for tests and tools)."""
+    return iter(result.calls.values())

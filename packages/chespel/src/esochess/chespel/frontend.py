@@ -1,0 +1,117 @@
+"""The Chespel front end in one call: `compile_source(path, text) -> CheckResult`.
+
+This is the entry point for every command that reads a program (`check`, `build`,
+`eval`, `run`, `uci`, `match`, §7.1):
+
+    result = compile_source("engine.chp", text)
+    if not result.ok:            # errors (warnings alone do not fail)
+        print(format_report(result, source_of(result)), file=sys.stderr)
+    ...                          # result.program, result.class_of(e), result.call_of(e)
+
+`CheckResult` (defined in checker.py) holds the AST, the sorted diagnostics (lexical,
+layout and syntax errors end the analysis and are the only error then, §7.2; otherwise
+up to 50 errors), the static class of every expression, the resolution of every call,
+the module parameters and the opening rules. `concat_spelling` gives the source spelling
+`++` uses for a numeric literal (§5.3).
+"""
+
+from __future__ import annotations
+
+import lark.exceptions
+
+from esochess.chespel import ast
+from esochess.chespel.checker import MAX_ERRORS, CallInfo, CheckResult, Opening, check
+from esochess.chespel.classes import format_num
+from esochess.chespel.layout import LayoutError
+from esochess.chespel.parser import number_literal, parse, prepare_source, raw_tokens
+from esochess.fen import SourceError, format_diagnostic, sort_diagnostics
+
+__all__ = [
+    "CallInfo",
+    "CheckResult",
+    "Opening",
+    "compile_source",
+    "concat_spelling",
+    "format_report",
+    "prepare_source",
+]
+
+
+def compile_source(path: str, text: str) -> CheckResult:
+    """Run the whole front end on `text` (read from `path`); never raises for user errors."""
+    source = prepare_source(text)
+    try:
+        program = parse(path, source)
+    except SourceError as exc:
+        result = CheckResult(path, None)
+        result.diagnostics = sort_diagnostics([exc, *_early_warnings(path, source, exc)])
+        _attach_source(result, source)
+        return result
+    result = check(program, path)
+    ordered = sort_diagnostics(result.diagnostics)
+    kept: list[SourceError] = []
+    errors = 0
+    for diag in ordered:
+        if diag.is_error:
+            errors += 1
+            if errors > MAX_ERRORS:
+                continue
+        kept.append(diag)
+    result.diagnostics = kept
+    _attach_source(result, source)
+    return result
+
+
+def _attach_source(result: CheckResult, source: str) -> None:
+    result.diagnostics = [
+        d if d.source_line is not None else d.with_source(source) for d in result.diagnostics
+    ]
+
+
+def _early_warnings(path: str, source: str, error: SourceError) -> list[SourceError]:
+    """W1 for number literals before a fatal error (§7.2 keeps earlier warnings)."""
+    found: list[SourceError] = []
+    try:
+        for tok in raw_tokens(source):
+            line, column = tok.line or 1, tok.column or 1
+            if (line, column) >= (error.line, error.column):
+                break
+            if tok.type == "NUMBER" and len(str(tok).partition(".")[2]) > 3:
+                lit = number_literal(tok)
+                message = (
+                    f"number {lit.spelling} has more than 3 decimals; "
+                    f"truncated to {format_num(lit.millis)}"
+                )
+                found.append(SourceError(path, line, column, message, severity="warning"))
+    except (LayoutError, lark.exceptions.UnexpectedInput):
+        # The same error was already reported by the parse; the tokens before it are in.
+        pass
+    return found
+
+
+def format_report(result: CheckResult) -> str:
+    """All diagnostics (source and caret lines included) plus the §7.2 summary line.
+
+    The summary `compilation failed: N error(s), M warning(s)` is added only when there is
+    an error. The text has no trailing newline; it is empty for a clean program.
+    """
+    parts = [format_diagnostic(d) for d in result.diagnostics]
+    errors = len(result.errors)
+    if errors:
+        parts.append(
+            f"compilation failed: {errors} error(s), {len(result.warnings)} warning(s)"
+        )
+    return "\n".join(parts)
+
+
+def concat_spelling(expr: ast.Expr) -> str | None:
+    """The source spelling `++` prints for a numeric literal operand (§5.3), else None.
+
+    Applies to a number literal with at most 3 decimals, optionally preceded by unary `-`.
+    """
+    sign = ""
+    if isinstance(expr, ast.Unary) and expr.op == "-":
+        sign, expr = "-", expr.operand
+    if isinstance(expr, ast.NumLit) and len(expr.spelling.partition(".")[2]) <= 3:
+        return sign + expr.spelling
+    return None
