@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import chess
-
 from esochess.chespel import ast
 from esochess.chespel.classes import (
     EMPTY_LIST,
@@ -257,7 +256,7 @@ class _Checker:
                 self.parameters(module, first is None)
             if module.kind == "opening":
                 self.openings(module)
-            if module.kind == "evaluation" and not module.rules:
+            if module.kind == "evaluation" and not module.rules and first is None:
                 self.warning(module.name_pos, "module 'evaluation' has no rules")
             for rule in module.rules:
                 earlier = rule_names.get(rule.name)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 
 import click
-
 from esochess.chespel.frontend import CheckResult, compile_source, format_report
 
 EXIT_RUNTIME = 1

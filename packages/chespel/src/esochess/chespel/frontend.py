@@ -18,7 +18,6 @@ the module parameters and the opening rules. `concat_spelling` gives the source 
 from __future__ import annotations
 
 import lark.exceptions
-
 from esochess.chespel import ast
 from esochess.chespel.checker import MAX_ERRORS, CallInfo, CheckResult, Opening, check
 from esochess.chespel.classes import format_num

@@ -15,12 +15,11 @@ from typing import Any
 
 import lark
 import lark.exceptions
-from lark import Token, Transformer
-
 from esochess.chespel import ast
 from esochess.chespel.layout import Layout, LayoutError
 from esochess.fen import SourceError, source_line_at
 from esochess.fen.diagnostics import describe_token, end_position
+from lark import Token, Transformer
 
 TYPE_OF_WORD: dict[str, int] = {
     "pawn": 1,
