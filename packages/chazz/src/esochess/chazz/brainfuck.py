@@ -115,9 +115,7 @@ def translate(source: str, *, path: str = "<bf>") -> str:
         if cells <= MAX_CELLS and (best is None or cells < best[0]):
             best = (cells, width, ranks)
     if best is None:
-        raise TranslationError(
-            f"{len(pieces)} pieces do not fit on a board of {MAX_CELLS} cells"
-        )
+        raise TranslationError(f"{len(pieces)} pieces do not fit on a board of {MAX_CELLS} cells")
     _, width, ranks = best
     texts = [_rank_text(rank) for rank in ranks]
     if pad:

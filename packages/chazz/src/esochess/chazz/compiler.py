@@ -32,9 +32,9 @@ from types import CodeType
 from esochess.chazz.program import Instr, Loop, Node, OpenLoop, Program, StrayClose
 from esochess.chazz.runtime import (
     FLUSH_AT,
-    LOOP_START_NOT_FOUND,
     LOOP_STACK_OVERFLOW,
     LOOP_STACK_UNDERFLOW,
+    LOOP_START_NOT_FOUND,
     MASK32,
     MAX_LOOP_DEPTH,
     PROMPT,
@@ -257,6 +257,7 @@ class _Codegen:
     def general_loop(self, node: Loop) -> None:
         w = self.writer
         w.line(f"while mem[p] & {MASK32}:")
+        head = len(w.lines)
         w.indent += 1
         inner = _Block()
         if self.sequence(node.body, inner):
@@ -269,6 +270,8 @@ class _Codegen:
                 self.flush_steps(inner)
             if _contains_output(node.body):
                 w.line(f"if len(out) >= {FLUSH_AT}: fl()")
+        if len(w.lines) == head:
+            w.line("pass")  # a body that changes nothing: the reference spins here too
         w.indent -= 1
 
     def closed_form(self, node: Loop) -> bool:
@@ -416,9 +419,7 @@ class CompiledProgram:
             raise StepLimitReached(limit)
 
         tr = _tracer(io.trace)
-        main = make(
-            [0] * self.memory_size, out, rd, fl, tr, lim, _hang, limit, LoopError, _ERRORS
-        )
+        main = make([0] * self.memory_size, out, rd, fl, tr, lim, _hang, limit, LoopError, _ERRORS)
         try:
             main(0, 0, 0)
         finally:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from esochess.chazz.runtime import (
     FLUSH_AT,
-    LOOP_START_NOT_FOUND,
     LOOP_STACK_OVERFLOW,
     LOOP_STACK_UNDERFLOW,
+    LOOP_START_NOT_FOUND,
     MASK32,
     MAX_LOOP_DEPTH,
     PROMPT,

@@ -47,8 +47,7 @@ def parse_program(line: bytes, *, path: str = "<chazz>") -> Grid:
         return parse_grid(line.decode("latin-1"), path=path, max_cells=MAX_CELLS)
     except GridTooLarge as exc:
         raise LoadError(
-            f"Error: Required MEMORY_SIZE ({exc.cells}) exceeds the maximum allowed "
-            f"({MAX_CELLS})."
+            f"Error: Required MEMORY_SIZE ({exc.cells}) exceeds the maximum allowed ({MAX_CELLS})."
         ) from exc
     except GridError as exc:
         raise LoadError(INVALID_FEN) from exc
