@@ -137,3 +137,19 @@ def test_merge_order_does_not_depend_on_partition_size(max_games: int, last: int
     parts = pgnio.partitions([LICHESS], last=last, max_games=max_games)
     outcomes = list(parallel.run_local(factory, parts, 1))
     assert [o.number for o in outcomes] == list(range(1, last + 1))
+
+
+def test_evaluate_reports_progress_and_uses_one_process_for_one_partition() -> None:
+    from esochess.cqlvars.progress import Progress
+
+    out = io.StringIO()
+    bar = Progress(out, tty=False, sizes=[os.path.getsize(LICHESS)])
+    factory = functools.partial(PlyCounter, 80)
+    small = list(parallel.evaluate(factory, [LICHESS], jobs=3, last=100, progress=bar))
+    assert {o.pid for o in small} == {os.getpid()}
+    assert bar.games == 100 and bar.total == 100
+    assert bar.matches == sum(o.matched for o in small)
+    assert bar.snapshot().fraction is not None and 0 < bar.snapshot().fraction < 1
+    big = list(parallel.evaluate(factory, [LICHESS], jobs=2, last=600))
+    assert [o.number for o in big] == list(range(1, 601))
+    assert os.getpid() not in {o.pid for o in big}

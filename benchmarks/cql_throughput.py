@@ -1,0 +1,185 @@
+"""CQL throughput (spec §7.1, §7.2): reference parse rates, queries B1-B7, --jobs, peak RSS.
+
+Run from the repo root (as `make bench` does): `python benchmarks/cql_throughput.py`.
+Every figure is the median of `--runs` runs over the masters file, printed as games/s and as
+a ratio to R_full, the rate of python-chess `read_game` with GameBuilder measured in the same
+run. The `cql` command runs as a subprocess, so its figures include start-up and output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import chess.pgn
+from esochess.cqlvars import pgnio
+
+ROOT = Path(__file__).resolve().parent.parent
+MASTERS = ROOT.parent / "shared" / "data" / "pgn" / "masters-pgnmentor.pgn"
+
+QUERIES = [
+    ("B1", "cql() Kh8 kh1", 0.90),
+    ("B2", "cql() mate or stalemate", 0.60),
+    ("B3", "cql() flipcolor { R attacks q  not q attacks R }", 0.50),
+    ("B4", 'cql() player white "Fischer" mate', 5.0),
+    ("B5", "cql() line --> move capture . --> move capture . --> move capture . "
+           "--> move capture .", 0.50),
+    ("B6", "cql() initial", 0.40),
+    ("B7", "cql(quiet) if move capture . then persistent Captures += 1  false", 0.70),
+]
+
+
+class _NoTree(chess.pgn.BaseVisitor[bool]):
+    """R_light: a visitor that builds nothing at all."""
+
+    def result(self) -> bool:
+        return True
+
+
+def _median_rate(games: int, runs: int, work: Callable[[], tuple[float, float]]) -> dict[str, float]:
+    walls, cpus = [], []
+    for _ in range(runs):
+        wall, cpu = work()
+        walls.append(wall)
+        cpus.append(cpu)
+    wall = statistics.median(walls)
+    return {"rate": games / wall, "wall": wall, "cpu": statistics.median(cpus)}
+
+
+def _parse_all(path: Path, visitor: Callable[[], chess.pgn.BaseVisitor[object]]) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        while chess.pgn.read_game(handle, Visitor=visitor) is not None:
+            pass
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _cql_binary() -> list[str]:
+    beside = Path(sys.executable).with_name("cql")
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("cql")
+    if found is None:
+        raise SystemExit("cql_throughput: the `cql` command is not installed (run `make venv`)")
+    return [found]
+
+
+def _run_cql(args: list[str], cwd: Path) -> tuple[float, float, int]:
+    """Run cql; return (wall s, CPU s of it and its children, peak RSS in KiB of the main)."""
+    wall = time.perf_counter()
+    before = os.times()
+    proc = subprocess.Popen(
+        _cql_binary() + args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - wall
+    after = os.times()
+    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"cql {' '.join(args)} failed ({proc.returncode}):\n{stderr}")
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return elapsed, cpu, usage.ru_maxrss
+
+
+def _write_repeated(target: Path, games: int) -> None:
+    """The masters file repeated until `games` games (the last copy cut at a game boundary)."""
+    whole = MASTERS.read_bytes()
+    per_copy = 12902
+    with open(target, "wb") as out:
+        for _ in range(games // per_copy):
+            out.write(whole if whole.endswith(b"\n\n") else whole.rstrip(b"\n") + b"\n\n")
+        rest = games % per_copy
+        for part in pgnio.partitions([str(MASTERS)], last=rest):
+            out.write(part.data)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per item; the median is shown")
+    parser.add_argument("--games", type=int, default=0, help="use only the first N games")
+    parser.add_argument("--rss-games", type=int, default=100_000,
+                        help="games in the repeated file for the memory check (0 = skip)")
+    parser.add_argument("--only", default="", help="comma-separated query ids, e.g. B1,B2")
+    opts = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="cql-bench-") as tmp:
+        work = Path(tmp)
+        source = MASTERS
+        games = 12902
+        if opts.games:
+            source = work / "subset.pgn"
+            _write_repeated(source, opts.games)
+            games = opts.games
+        print(f"cql throughput over {source.name}: {games} games, median of {opts.runs} runs")
+        print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+              f"(2 cores, shared with other work)")
+
+        full = _median_rate(games, opts.runs, lambda: _parse_all(source, chess.pgn.GameBuilder))
+        light = _median_rate(games, opts.runs, lambda: _parse_all(source, _NoTree))
+        r_full = full["rate"]
+        print(f"{'item':<22}{'games/s':>10}{'x R_full':>10}{'target':>9}{'wall s':>9}{'cpu s':>8}")
+        print(f"{'R_full (GameBuilder)':<22}{r_full:>10.0f}{1:>10.2f}{'':>9}"
+              f"{full['wall']:>9.2f}{full['cpu']:>8.2f}")
+        print(f"{'R_light (no tree)':<22}{light['rate']:>10.0f}{light['rate'] / r_full:>10.2f}"
+              f"{'':>9}{light['wall']:>9.2f}{light['cpu']:>8.2f}")
+
+        wanted = {q.strip() for q in opts.only.split(",") if q.strip()}
+        single: dict[str, float] = {}
+        for ident, query, target in QUERIES:
+            if wanted and ident not in wanted:
+                continue
+            qfile = work / f"{ident}.cql"
+            qfile.write_text(query + "\n")
+            args = ["--jobs", "1", "-o", str(work / "out.pgn"), str(qfile), str(source)]
+
+            def once(args: list[str] = args) -> tuple[float, float]:
+                wall, cpu, _ = _run_cql(args, work)
+                return wall, cpu
+
+            res = _median_rate(games, opts.runs, once)
+            single[ident] = res["rate"]
+            ratio = res["rate"] / r_full
+            mark = "ok" if ratio >= target else "MISS"
+            print(f"{ident + ' --jobs 1':<22}{res['rate']:>10.0f}{ratio:>10.2f}"
+                  f"{'>=' + format(target, '.2f'):>9}{res['wall']:>9.2f}{res['cpu']:>8.2f}  {mark}")
+            if ident in ("B1", "B2", "B7"):
+                jobs = "4" if ident == "B7" else "2"
+                pargs = ["--jobs", jobs] + args[2:]
+
+                def par(pargs: list[str] = pargs) -> tuple[float, float]:
+                    wall, cpu, _ = _run_cql(pargs, work)
+                    return wall, cpu
+
+                pres = _median_rate(games, opts.runs, par)
+                print(f"{ident + ' --jobs ' + jobs:<22}{pres['rate']:>10.0f}"
+                      f"{pres['rate'] / r_full:>10.2f}{'':>9}{pres['wall']:>9.2f}"
+                      f"{pres['cpu']:>8.2f}  = {pres['rate'] / res['rate']:.2f} x --jobs 1")
+
+        if opts.rss_games:
+            big = work / "repeated.pgn"
+            _write_repeated(big, opts.rss_games)
+            qfile = work / "rss.cql"
+            qfile.write_text(QUERIES[0][1] + "\n")
+            _, _, small_rss = _run_cql(
+                ["--jobs", "1", "-o", str(work / "o1.pgn"), str(qfile), str(MASTERS)], work
+            )
+            _, _, big_rss = _run_cql(
+                ["--jobs", "1", "-o", str(work / "o2.pgn"), str(qfile), str(big)], work
+            )
+            print(f"peak RSS of `cql --jobs 1` (B1): 12902 games {small_rss / 1024:.1f} MiB, "
+                  f"{opts.rss_games} games {big_rss / 1024:.1f} MiB = "
+                  f"{big_rss / small_rss:.2f} x (target <= 1.50)")
+        print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
