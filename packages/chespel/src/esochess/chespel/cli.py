@@ -10,7 +10,20 @@ from __future__ import annotations
 import sys
 
 import click
+from esochess.chespel.build import BuildError, default_output, write_executable
+from esochess.chespel.codegen import compile_program, generate
 from esochess.chespel.frontend import CheckResult, compile_source, format_report
+from esochess.chespel.match import (
+    EngineSpec,
+    MatchError,
+    Settings,
+    parse_tc,
+    read_openings,
+    run_match,
+    write_pgn,
+)
+from esochess.chespel.runtime.main import run_repl, run_uci
+from esochess.chespel.runtime.repl import Repl
 
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
@@ -52,3 +65,85 @@ def main() -> None:
 def check(file: str) -> None:
     """Check FILE.chp and print only its diagnostics (exit 0 when it has no error)."""
     load_program(file)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "output", metavar="NAME", help="Executable to write (default: FILE without .chp).")
+def build(file: str, output: str | None) -> None:
+    """Compile FILE.chp into a self-contained executable engine (§12.3)."""
+    source = generate(load_program(file))
+    target = output or default_output(file)
+    try:
+        write_executable(source, target)
+    except BuildError as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(f"wrote {target}")
+
+
+@main.command(name="eval")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("fen", nargs=-1, required=True)
+@click.option("-v", "verbose", is_flag=True, help="Also print the justification lines.")
+def eval_command(file: str, fen: tuple[str, ...], verbose: bool) -> None:
+    """Print what the engine prints for `eval [v] FEN` (exit 1 on a bad FEN or run-time error)."""
+    program = compile_program(load_program(file))
+    repl = Repl(program, sys.stdin, sys.stdout)
+    text = " ".join(fen)
+    repl.command("eval", f"v {text}" if verbose else text, "")
+    sys.exit(EXIT_RUNTIME if repl.failures else 0)
+
+
+@main.command(name="run")
+@click.argument("file", type=click.Path(dir_okay=False))
+def run_command(file: str) -> None:
+    """Run the engine's REPL on FILE.chp without building it (alias: repl)."""
+    program = compile_program(load_program(file))
+    sys.exit(run_repl(program, sys.stdin, sys.stdout, sys.stdin.isatty()))
+
+
+main.add_command(run_command, name="repl")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+def uci(file: str) -> None:
+    """Run FILE.chp as a UCI engine, like `./NAME --uci`."""
+    sys.exit(run_uci(compile_program(load_program(file)), sys.stdin, sys.stdout))
+
+
+@main.command()
+@click.argument("first")
+@click.argument("second")
+@click.option("--games", default=10, show_default=True, type=click.IntRange(1))
+@click.option("--movetime", default=1.0, show_default=True, type=click.FloatRange(0.01))
+@click.option("--tc", metavar="BASE+INC", help="Real clocks, in seconds.")
+@click.option("--depth", type=click.IntRange(1, 64), help="Fixed search depth.")
+@click.option("--openings", "openings_file", type=click.Path(dir_okay=False),
+              help="One opening per line: moves from the start position, or a FEN.")
+@click.option("--seed", type=int, help="Shuffle the openings with this seed.")
+@click.option("--max-plies", default=300, show_default=True, type=click.IntRange(1))
+@click.option("--pgn", "pgn_file", type=click.Path(dir_okay=False), help="Write the games here.")
+def match(first: str, second: str, games: int, movetime: float, tc: str | None,
+          depth: int | None, openings_file: str | None, seed: int | None, max_plies: int,
+          pgn_file: str | None) -> None:
+    """Play a match between two engines: FILE.chp or uci:COMMAND[;OPTION=VALUE]... (§12.4)."""
+    for engine in (first, second):
+        if not engine.startswith("uci:"):
+            load_program(engine)
+    try:
+        settings = Settings(
+            games=games, movetime=movetime, tc=parse_tc(tc) if tc else None, depth=depth,
+            max_plies=max_plies, seed=seed,
+            **({"openings": read_openings(openings_file)} if openings_file else {}))
+        result = run_match(EngineSpec.parse(first), EngineSpec.parse(second), settings,
+                           click.echo)
+        if pgn_file:
+            write_pgn(result, pgn_file)
+    except MatchError as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except OSError as exc:
+        click.echo(f"chespel: error: cannot write {pgn_file}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_RUNTIME)

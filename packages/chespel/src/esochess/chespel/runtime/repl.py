@@ -70,6 +70,8 @@ class Repl:
         self.lines = input_lines(stdin)
         self.engine = Engine(program, self.out.line)
         self.read_at = time.monotonic()
+        self.failures = 0
+        """Error lines printed for invalid FENs and run-time errors (`chespel eval` exits 1)."""
 
     def read(self, prompt: str = "> ") -> str:
         """The next input line; raises EndOfInput at the end."""
@@ -135,11 +137,13 @@ class Repl:
     def fen_argument(self, text: str) -> chess.Board | None:
         """Parse a FEN argument, printing the error line when it is missing or invalid."""
         if not text:
+            self.failures += 1
             self.out.line("error: missing FEN")
             return None
         try:
             return parse_fen(text)
         except FenError as exc:
+            self.failures += 1
             self.out.line(f"error: invalid FEN: {exc}")
             return None
 
@@ -158,6 +162,7 @@ class Repl:
             else:
                 score, lines = program.evaluate(game.board, color, game.flags), []
         except ChespelRuntimeError as exc:
+            self.failures += 1
             self.out.line(exc.render(program.source_path))
             return
         self.out.line(f"score for {'white' if color else 'black'}: {format_num(score)}")
