@@ -148,7 +148,11 @@ TABLE = [
     ),
     ("E10", "rule r:\n\tscore 5.;\n", "F:3:8: error: malformed number '5.'"),
     ("E10b", "rule r:\n\tscore .5;\n", "F:3:8: error: malformed number '.5'"),
-    ("E11", "rule r:\n\tscore 20000;\n", "F:3:8: error: number out of range (-10000..10000): 20000"),
+    (
+        "E11",
+        "rule r:\n\tscore 20000;\n",
+        "F:3:8: error: number out of range (-10000..10000): 20000",
+    ),
     (
         "E12",
         "rule r:\n\tlet x = 3\n\tscore x;\n",
@@ -223,7 +227,11 @@ TABLE = [
         "rule r:\n\tif (me.castledSide) score 1;\n",
         "F:3:9: error: 'castledSide' expects 1 argument(s), 0 given",
     ),
-    ("E27b", "rule r:\n\tscore min(1, 2, 3);\n", "F:3:8: error: 'min' expects 2 argument(s), 3 given"),
+    (
+        "E27b",
+        "rule r:\n\tscore min(1, 2, 3);\n",
+        "F:3:8: error: 'min' expects 2 argument(s), 3 given",
+    ),
     (
         "E28",
         "rule r:\n\tif (me.castledSide(3)) score 1;\n",
@@ -239,7 +247,11 @@ TABLE = [
         'rule r:\n\tif ("a" == "a") score 1;\n',
         "F:3:10: error: operator '==' cannot be applied to String and String",
     ),
-    ("E29c", "rule r:\n\tif (not 3) score 1;\n", "F:3:6: error: operator 'not' cannot be applied to Num"),
+    (
+        "E29c",
+        "rule r:\n\tif (not 3) score 1;\n",
+        "F:3:6: error: operator 'not' cannot be applied to Num",
+    ),
     (
         "E29d",
         "rule r:\n\tif (e4 *> e5) score 1;\n",
@@ -267,8 +279,16 @@ TABLE = [
         "rule r:\n\tscore [$4, 5].length;\n",
         "F:3:13: error: list elements must have the same class (found Row and Num)",
     ),
-    ("E34", 'rule r:\n\tscore ["a"].length;\n', "F:3:9: error: a list cannot contain String values"),
-    ("E34b", "rule r:\n\tscore [[1]].length;\n", "F:3:9: error: a list cannot contain [Num] values"),
+    (
+        "E34",
+        'rule r:\n\tscore ["a"].length;\n',
+        "F:3:9: error: a list cannot contain String values",
+    ),
+    (
+        "E34b",
+        "rule r:\n\tscore [[1]].length;\n",
+        "F:3:9: error: a list cannot contain [Num] values",
+    ),
     (
         "E34c",
         "rule r:\n\tscore [me.pieces].length;\n",
@@ -308,7 +328,11 @@ TABLE = [
         "F:3:12: error: an inline if may only contain a score statement",
     ),
     ("E41", "rule r:\n\tscore row(9);\n", "F:3:12: error: argument out of range for 'row': 9"),
-    ("E41b", "rule r:\n\tscore me.rank(0);\n", "F:3:16: error: argument out of range for 'rank': 0"),
+    (
+        "E41b",
+        "rule r:\n\tscore me.rank(0);\n",
+        "F:3:16: error: argument out of range for 'rank': 0",
+    ),
     (
         "E41c",
         "rule r:\n\tscore [1].elem(-1);\n",
@@ -320,7 +344,11 @@ TABLE = [
         "F:3:8: warning: number 1.23456 has more than 3 decimals; truncated to 1.234",
     ),
     ("W2", "rule r:\n\tlet x = 1;\n\tscore 1;\n", "F:3:6: warning: unused variable 'x'"),
-    ("W3", "rule r:\n\tif (true):\n\t\tlet y = 1;\n", "F:2:6: warning: rule 'r' has no score statement"),
+    (
+        "W3",
+        "rule r:\n\tif (true):\n\t\tlet y = 1;\n",
+        "F:2:6: warning: rule 'r' has no score statement",
+    ),
     ("W5", "", "F:1:8: warning: module 'evaluation' has no rules"),
 ]
 
