@@ -60,16 +60,18 @@ class Engine:
         self._reported: set[str] = set()
         self._lock = threading.Lock()
 
-    def report_once(self, message: str) -> None:
-        """Report an error line unless it was already reported by this process."""
+    def report_once(self, message: str, key: str | None = None) -> None:
+        """Report an error line unless one with the same key was already reported."""
+        key = message if key is None else key
         with self._lock:
-            if message in self._reported:
+            if key in self._reported:
                 return
-            self._reported.add(message)
+            self._reported.add(key)
         self.report(message)
 
     def _runtime_error(self, exc: ChespelRuntimeError) -> None:
-        self.report_once(exc.render(self.program.source_path))
+        # Once per process and program position: the values in the message may vary.
+        self.report_once(exc.render(self.program.source_path), f"{exc.line}:{exc.column}")
 
     def choose(self, game: Game, limits: Limits, start: float | None = None,
                stop: threading.Event | None = None,
