@@ -95,6 +95,8 @@ def _describe_expected(expected: set[str]) -> str:
     for name, text in _PUNCT.items():
         if name in expected:
             return text
+    if "LET" in expected and "IDENT" in expected:
+        return "a name"  # a variable name: keywords are accepted there to report E37
     if "SCORE" in expected:
         return "a statement"
     if "RULE" in expected:
@@ -117,14 +119,16 @@ def _describe_expected(expected: set[str]) -> str:
 def _syntax_error(path: str, text: str, exc: lark.exceptions.UnexpectedToken) -> SourceError:
     token: Token = exc.token
     expected = set(exc.expected)
-    if token.type == "$END":
+    if exc.interactive_parser is not None:
+        # LALR merges look-aheads, so `exc.expected` can list tokens that are only valid
+        # in other contexts; `accepts()` tries each one through the pending reductions.
+        expected = set(exc.interactive_parser.accepts())
+    if token.type == "$END" or token.line is None:
         line, column = end_position(text)
         found = "end of file"
     else:
         line, column = token.line or 1, token.column or 1
         found = describe_token(token)
-        if token.type in ("_INDENT", "_DEDENT"):
-            found = "end of block"
     if "SCORE" in expected and "COLON" in expected:
         return _error(path, text, line, column, "an inline if may only contain a score statement")
     message = f"expected {_describe_expected(expected)}, found {found}"
