@@ -122,7 +122,7 @@ def _syntax_error(path: str, text: str, exc: lark.exceptions.UnexpectedToken) ->
     if exc.interactive_parser is not None:
         # LALR merges look-aheads, so `exc.expected` can list tokens that are only valid
         # in other contexts; `accepts()` tries each one through the pending reductions.
-        expected = set(exc.interactive_parser.accepts())
+        expected = set(exc.interactive_parser.accepts())  # type: ignore[no-untyped-call]
     if token.type == "$END" or token.line is None:
         line, column = end_position(text)
         found = "end of file"
