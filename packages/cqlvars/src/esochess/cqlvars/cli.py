@@ -1,0 +1,271 @@
+"""The `cql` command (spec §1): thin click wrapper around engine.py.
+
+This is the only module that prints or exits.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from importlib import metadata
+from typing import IO, NoReturn
+
+import chess
+import click
+
+from esochess.cqlvars.engine import (
+    CompiledQuery,
+    GameInput,
+    GameOutcome,
+    RunOptions,
+    compile_query,
+    read_games,
+    run_games,
+)
+from esochess.cqlvars.output import atomic_output, statistics_line
+from esochess.cqlvars.parser import QueryError
+from esochess.fen import SourceError, caret_line, source_line_at
+
+USAGE = "usage: cql [OPTIONS] QUERY.cql [PGN ...]"
+RANGE_RE = re.compile(r"([0-9]+)(?:-([0-9]*))?")
+
+
+def _version() -> str:
+    try:
+        mine = metadata.version("esochess-cqlvars")
+    except metadata.PackageNotFoundError:  # pragma: no cover - source checkout
+        mine = "0.0.0"
+    return f"cql {mine} (python-chess {chess.__version__})"
+
+
+def usage_error(message: str) -> NoReturn:
+    """Print `cql: error: MESSAGE` plus the usage line and exit 2 (§1.7.4)."""
+    click.echo(f"cql: error: {message}\n{USAGE}", err=True)
+    sys.exit(2)
+
+
+def render_error(err: SourceError, source: str | None = None) -> str:
+    """FILE:LINE:COL: SEVERITY: MESSAGE, the source line, and `^~~~` under the token."""
+    lines = [err.header()]
+    text = err.source_line if err.source_line is not None else (
+        source_line_at(source, err.line) if source is not None else None
+    )
+    if text is not None:
+        width = getattr(err, "width", 1) if isinstance(err, QueryError) else 1
+        lines.append(text)
+        lines.append(caret_line(text, err.column) + "~" * max(width - 1, 0))
+    lines.extend(note.render() for note in err.notes)
+    return "\n".join(lines)
+
+
+def parse_range(text: str, option: str, minimum: int = 1) -> tuple[int, int | None]:
+    """`N`, `LO-HI` or `LO-` (§1.2); a bad range is a usage error."""
+    m = RANGE_RE.fullmatch(text.strip())
+    if not m:
+        usage_error(f"invalid {option} range {text!r}")
+    low = int(m.group(1))
+    if m.group(2) is None:
+        high: int | None = low
+    elif m.group(2) == "":
+        high = None
+    else:
+        high = int(m.group(2))
+    if low < minimum or (high is not None and high < low):
+        usage_error(f"invalid {option} range {text!r}")
+    return low, high
+
+
+def _open_inputs(paths: list[str]) -> list[tuple[str, str]]:
+    """Read every input file up front so a missing file is a usage error before work."""
+    texts: list[tuple[str, str]] = []
+    for path in paths:
+        if path == "-":
+            data = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
+        else:
+            try:
+                with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+                    data = handle.read()
+            except OSError as exc:
+                usage_error(f"cannot read {path}: {exc.strerror}")
+        texts.append((path, data))
+    return texts
+
+
+def _games(texts: list[tuple[str, str]]) -> Iterator[GameInput]:
+    number = 1
+    for path, data in texts:
+        for game in read_games(path, io.StringIO(data), number):
+            number = game.number + 1
+            yield game
+
+
+def _in_range(number: int, rng: tuple[int, int | None] | None) -> bool:
+    if rng is None:
+        return True
+    low, high = rng
+    return number >= low and (high is None or number <= high)
+
+
+@click.command(
+    "cql",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Run a CQL query over PGN files and write the matching games.",
+)
+@click.argument("query", type=click.Path(dir_okay=False))
+@click.argument("pgn", nargs=-1)
+@click.option("-o", "--output", "output", help="Output PGN file ('-' for stdout).")
+@click.option("--gamenumber", help="Examine only games N, LO-HI or LO-.")
+@click.option("--matchcount", help="Required number of matched positions: N, LO-HI or LO-.")
+@click.option("-j", "--jobs", type=int, default=None, help="Number of worker processes.")
+@click.option("--progress", is_flag=True, help="Show progress on stderr.")
+@click.option("--quiet", is_flag=True, help="Suppress the automatic match comment.")
+@click.option("--silent", is_flag=True, help="Suppress every comment cql adds.")
+@click.option("--variations", is_flag=True, help="Positions inside variations are in scope.")
+@click.option("--limit", type=int, default=None, help="Stop after the first N matching games.")
+@click.option("-a", "--assign", "assigns", multiple=True, help="Pre-bind NAME=VALUE.")
+@click.version_option(version=_version(), message="%(version)s")
+def main(
+    query: str,
+    pgn: tuple[str, ...],
+    output: str | None,
+    gamenumber: str | None,
+    matchcount: str | None,
+    jobs: int | None,
+    progress: bool,
+    quiet: bool,
+    silent: bool,
+    variations: bool,
+    limit: int | None,
+    assigns: tuple[str, ...],
+) -> None:
+    """Entry point of the `cql` console script."""
+    try:
+        _main(query, pgn, output, gamenumber, matchcount, jobs, quiet, silent, variations,
+              limit, assigns)  # fmt: skip
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the last line of defence (§1.7.2)
+        if os.environ.get("CQL_DEBUG") == "1":
+            traceback.print_exc()
+        click.echo(f"cql: internal error: {exc} (set CQL_DEBUG=1 for a traceback)", err=True)
+        sys.exit(1)
+
+
+def _main(
+    query: str,
+    pgn: tuple[str, ...],
+    output: str | None,
+    gamenumber: str | None,
+    matchcount: str | None,
+    jobs: int | None,
+    quiet: bool,
+    silent: bool,
+    variations: bool,
+    limit: int | None,
+    assigns: tuple[str, ...],
+) -> None:
+    started = time.monotonic()
+    if jobs is not None and jobs < 1:
+        usage_error("--jobs must be at least 1")
+    if limit is not None and limit < 1:
+        usage_error("--limit must be at least 1")
+    assignments: dict[str, str] = {}
+    for item in assigns:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            usage_error(f"--assign expects NAME=VALUE, got {item!r}")
+        assignments[name] = value
+    try:
+        with open(query, encoding="utf-8", errors="surrogateescape") as handle:
+            source = handle.read()
+    except OSError as exc:
+        usage_error(f"cannot read {query}: {exc.strerror}")
+    game_range = parse_range(gamenumber, "--gamenumber") if gamenumber else None
+    count_range = parse_range(matchcount, "--matchcount") if matchcount else None
+    options = RunOptions(quiet=quiet, silent=silent, variations=variations, matchcount=count_range)
+    try:
+        compiled = compile_query(query, source, assignments, options)
+    except SourceError as err:
+        click.echo(render_error(err, source), err=True)
+        sys.exit(2)
+    for warning in compiled.warnings:
+        click.echo(render_error(warning, source), err=True)
+    header = compiled.header
+    inputs = list(pgn) or list(header.inputs)
+    if not inputs:
+        usage_error("no PGN input: give PGN files or 'input' in the query header")
+    if game_range is None and header.gamenumber is not None:
+        game_range = header.gamenumber
+    if output is None:
+        output = header.output or os.path.basename(query).removesuffix(".cql") + "-out.pgn"
+    if compiled.uses_persistent and (jobs or 1) > 1:
+        click.echo("cql: note: running in a single process (persistent variables)", err=True)
+    elif "-" in inputs and (jobs or 1) > 1:
+        click.echo("cql: note: running in a single process (standard input)", err=True)
+    texts = _open_inputs(inputs)
+    if output != "-":
+        directory = os.path.dirname(os.path.abspath(output))
+        if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
+            usage_error(f"cannot write {output}")
+    report_to = sys.stderr if output == "-" else sys.stdout
+    _run(compiled, texts, output, game_range, limit, report_to, started)
+
+
+def _run(
+    compiled: CompiledQuery,
+    texts: list[tuple[str, str]],
+    output: str,
+    game_range: tuple[int, int | None] | None,
+    limit: int | None,
+    report_to: IO[str],
+    started: float,
+) -> None:
+    state = compiled.new_state()
+    read = matched = errors = 0
+    sorted_output = bool(compiled.header.sort_matchcount or compiled.checked.sorts)
+    kept: list[GameOutcome] = []
+    wanted = (game for game in _games(texts) if _in_range(game.number, game_range))
+
+    def emit(line: str) -> None:
+        report_to.write(line + "\n")
+        report_to.flush()
+
+    try:
+        with atomic_output(output) as handle:
+            for outcome in run_games(compiled, wanted, state):
+                read += 1
+                for line in outcome.messages:
+                    emit(line)
+                if outcome.runtime_error is not None:
+                    raise outcome.runtime_error
+                if outcome.error is not None:
+                    errors += 1
+                    click.echo(outcome.error, err=True)
+                if outcome.matched and outcome.pgn is not None:
+                    matched += 1
+                    if sorted_output:
+                        kept.append(outcome)
+                    else:
+                        handle.write(outcome.pgn)
+                    if limit is not None and matched >= limit:
+                        break
+            for outcome in sorted(kept, key=lambda o: o.sort_key):
+                assert outcome.pgn is not None
+                handle.write(outcome.pgn)
+    except SourceError as err:
+        click.echo(render_error(err, compiled.source), err=True)
+        sys.exit(1)
+    except OSError as exc:
+        click.echo(f"cql: error: cannot write {output}: {exc.strerror}", err=True)
+        sys.exit(1)
+    for line in state.persistent_lines():
+        emit(line)
+    emit(statistics_line(read, matched, errors, time.monotonic() - started))
+    sys.exit(1 if errors else 0)

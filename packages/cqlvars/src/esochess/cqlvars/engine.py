@@ -1,0 +1,369 @@
+"""The engine API: compile a query once, then run it over games (spec §2.5, §1.4).
+
+This is the seam between the language and the drivers (the CLI here, the process pool
+and Dask drivers of the scale work)::
+
+    compiled = compile_query(path, text, assignments, RunOptions(...))   # SourceError
+    state = compiled.new_state()                      # persistent variables of one run
+    for outcome in run_games(compiled, games, state): # games: Iterable[GameInput]
+        ...                                           # GameOutcome, in input order
+
+Per-game work touches no global state: everything lives in the compiled closures (read
+only) and in the per-game context, so a pool worker compiles once in its initializer
+(the arguments of `compile_query` are plain picklable values) and runs partitions.
+`GameOutcome` carries what an ordered merge needs: game number, matched flag, output
+PGN text, sort key, message lines and error records.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import chess
+import chess.pgn
+
+from esochess.cqlvars import ast
+from esochess.cqlvars.checker import CheckedQuery, check_query
+from esochess.cqlvars.evaluator import Compiler, Ctx, GameModel
+from esochess.cqlvars.output import render_game
+from esochess.cqlvars.parser import parse_query
+from esochess.cqlvars.transforms import expand_body
+from esochess.cqlvars.variables import CqlRuntimeError, PersistentStore
+from esochess.fen import SourceError
+
+# python-chess logs every PGN error it meets; cql reports them itself (§1.7.3).
+logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
+
+STANDARD_VARIANTS = {"", "standard", "chess", "from position"}
+TAG_ONLY = (ast.GameInfo,)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Command-line settings that change evaluation; OR-ed/overriding the header (§1.2)."""
+
+    quiet: bool = False
+    silent: bool = False
+    variations: bool = False
+    matchcount: tuple[int, int | None] | None = None
+
+
+@dataclass(frozen=True)
+class GameInput:
+    """One game's raw PGN text with its 1-based game number, file name and first line."""
+
+    number: int
+    path: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """The result of one game: everything an ordered merge needs (picklable)."""
+
+    number: int
+    matched: bool = False
+    pgn: str | None = None
+    sort_key: tuple[Any, ...] = ()
+    messages: tuple[str, ...] = ()
+    error: str | None = None
+    runtime_error: SourceError | None = None
+    prefiltered: bool = False
+
+
+@dataclass
+class RunState:
+    """State that outlives a game: the persistent variables of one run (§5.5)."""
+
+    persistent: PersistentStore
+
+    def persistent_lines(self) -> list[str]:
+        """The `NAME: VALUE` lines to print at the end of a successful run."""
+        return self.persistent.lines()
+
+
+@dataclass
+class CompiledQuery:
+    """A checked, transformed and compiled query; not picklable (it holds closures)."""
+
+    path: str
+    source: str
+    header: ast.Header
+    checked: CheckedQuery
+    options: RunOptions
+    body: Any
+    slot_count: int
+    assigned_slots: dict[int, int | str]
+    prefilters: list[Any]
+    warnings: list[SourceError] = field(default_factory=list)
+    keepalive: list[Any] = field(default_factory=list)
+
+    @property
+    def uses_persistent(self) -> bool:
+        """True when the query declares persistent variables (forces one process)."""
+        return bool(self.checked.persistent)
+
+    @property
+    def reducible_error(self) -> str | None:
+        """None when every persistent variable is a reducible sum (§1.5), else the message."""
+        return self.checked.reducible_error
+
+    @property
+    def variations(self) -> bool:
+        """True when positions inside variations are in scope."""
+        return self.options.variations or self.header.variations
+
+    @property
+    def quiet(self) -> bool:
+        """The effective `quiet` flag."""
+        return self.options.quiet or self.header.quiet
+
+    @property
+    def silent(self) -> bool:
+        """The effective `silent` flag."""
+        return self.options.silent or self.header.silent
+
+    @property
+    def matchcount(self) -> tuple[int, int | None]:
+        """The effective matchcount range (default [1, ∞))."""
+        return self.options.matchcount or self.header.matchcount or (1, None)
+
+    def new_state(self) -> RunState:
+        """Fresh persistent variables for one run (or one partition of a reducible sum)."""
+        return RunState(
+            PersistentStore.fresh(self.checked.persistent_kinds, self.checked.persistent)
+        )
+
+    def prefilter(self, headers: Mapping[str, str], number: int) -> bool:
+        """False when the game cannot match judging by its tags alone (§7.3 lever 1)."""
+        if self.header.result is not None and headers.get("Result") != self.header.result:
+            return False
+        if not self.prefilters:
+            return True
+        model = GameModel(headers, chess.Board(), [-1], [None])
+        ctx = Ctx(model, number, [None] * self.slot_count, self.new_state().persistent)
+        return all(test(ctx) for test in self.prefilters)
+
+
+def compile_query(
+    path: str,
+    text: str,
+    assignments: Mapping[str, str] | None = None,
+    options: RunOptions | None = None,
+) -> CompiledQuery:
+    """Parse, check, expand transforms and compile a query; raises SourceError."""
+    options = options or RunOptions()
+    query = parse_query(text, path)
+    checked = check_query(query, path, text, assignments)
+    body = expand_body(checked.body, checked.types)
+    compiler = Compiler(checked, path, text)
+    tester = compiler.body(body)
+    prefilters = [compiler.test(e) for e in body if _tag_only(e)]
+    assigned_slots = {
+        compiler.slots.slot(name): value for name, value in checked.assigned.items()
+    }
+    return CompiledQuery(
+        path=path,
+        source=text,
+        header=query.header,
+        checked=checked,
+        options=options,
+        body=tester,
+        slot_count=len(compiler.slots.index),
+        assigned_slots=assigned_slots,
+        prefilters=prefilters,
+        warnings=list(checked.warnings),
+        keepalive=[query, checked.body, body],
+    )
+
+
+def _tag_only(node: ast.Node) -> bool:
+    """True for a conjunct that depends only on tags/game number, with no side effects."""
+    if isinstance(node, ast.GameInfo):
+        return True
+    if isinstance(node, ast.Binary) and node.op == "and":
+        return _tag_only(node.left) and _tag_only(node.right)
+    if isinstance(node, ast.Binary) and node.op in ("<", "<=", ">", ">=", "==", "!=", "in"):
+        return all(
+            isinstance(n, (ast.GameInfo, ast.IntLit, ast.StrLit)) for n in (node.left, node.right)
+        )
+    return False
+
+
+class _ScopedBuilder(chess.pgn.GameBuilder):
+    """GameBuilder that skips variations when they are out of scope (§2.4)."""
+
+    skip_variations = True
+
+    def begin_variation(self) -> Any:
+        if self.skip_variations:
+            return chess.pgn.SKIP
+        return super().begin_variation()
+
+
+def _read(text: str, variations: bool) -> chess.pgn.Game | None:
+    builder = type("Builder", (_ScopedBuilder,), {"skip_variations": not variations})
+    game: chess.pgn.Game | None = chess.pgn.read_game(io.StringIO(text), Visitor=builder)
+    return game
+
+
+def game_error(game: chess.pgn.Game) -> str | None:
+    """The message of a PGN error that makes a game unusable, or None (§1.7.3)."""
+    variant = game.headers.get("Variant", "")
+    if variant.strip().lower() not in STANDARD_VARIANTS:
+        return f"unsupported variant {variant!r}"
+    if game.errors:
+        return str(game.errors[0])
+    return None
+
+
+def build_model(game: chess.pgn.Game, variations: bool) -> GameModel:
+    """The in-scope positions of a parsed game as a GameModel."""
+    nodes: list[chess.pgn.GameNode] = [game]
+    parents = [-1]
+    index = {id(game): 0}
+    stack: list[chess.pgn.GameNode] = list(reversed(game.variations if variations else game.variations[:1]))
+    while stack:
+        node = stack.pop()
+        index[id(node)] = len(nodes)
+        assert node.parent is not None
+        parents.append(index[id(node.parent)])
+        nodes.append(node)
+        kids = node.variations if variations else node.variations[:1]
+        stack.extend(reversed(kids))
+    moves = [None if isinstance(n, chess.pgn.Game) else n.move for n in nodes]
+    comments = [n.comment for n in nodes]
+    return GameModel(game.headers, game.board(), parents, moves, comments)
+
+
+def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameOutcome:
+    """Evaluate one game (spec §2.5 steps 2-5)."""
+    variations = compiled.variations
+    headers = chess.pgn.read_headers(io.StringIO(item.text))
+    if headers is not None and not compiled.prefilter(headers, item.number):
+        return GameOutcome(item.number, prefiltered=True)
+    game = _read(item.text, variations)
+    if game is None:
+        return GameOutcome(item.number)
+    problem = game_error(game)
+    if problem is not None:
+        return GameOutcome(
+            item.number,
+            error=f"{item.path}:{item.line}: game {item.number}: error: {problem} (game skipped)",
+        )
+    model = build_model(game, variations)
+    slots: list[Any] = [None] * compiled.slot_count
+    for slot, value in compiled.assigned_slots.items():
+        slots[slot] = value
+    ctx = Ctx(model, item.number, slots, state.persistent)
+    body = compiled.body
+    matched: list[int] = []
+    user_comments: dict[int, list[str]] = {}
+    sort_values: dict[int, int] = {}
+    sorts = compiled.checked.sorts
+    try:
+        for pos in range(len(model)):
+            ctx.pos = pos
+            if body(ctx):
+                matched.append(pos)
+                for where, text in ctx.comments:
+                    user_comments.setdefault(where, []).append(text)
+                for index, value in ctx.sorts:
+                    old = sort_values.get(index)
+                    if old is None:
+                        sort_values[index] = value
+                    elif sorts[index].minimum:
+                        sort_values[index] = min(old, value)
+                    else:
+                        sort_values[index] = max(old, value)
+            ctx.comments.clear()
+            ctx.sorts.clear()
+    except CqlRuntimeError as exc:
+        err = SourceError(
+            compiled.path,
+            exc.line,
+            exc.column,
+            f"{exc.message} ({item.path} game {item.number}, ply {model.plies[ctx.pos]})",
+            severity="runtime error",
+        ).with_source(compiled.source)
+        return GameOutcome(item.number, messages=tuple(ctx.messages), runtime_error=err)
+    low, high = compiled.matchcount
+    m = len(matched)
+    if not (m >= 1 and m >= low and (high is None or m <= high)):
+        return GameOutcome(item.number, messages=tuple(ctx.messages))
+    header_comments: list[str] = []
+    key: list[Any] = []
+    if compiled.header.sort_matchcount:
+        header_comments.append(f"matchcount: {m}")
+        key.append(-m)
+    for index, sort in enumerate(sorts):
+        value = sort_values.get(index)
+        if value is not None:
+            header_comments.append(f"{sort.doc}: {value}")
+            key.append((0, value if sort.minimum else -value))
+        else:
+            key.append((1, 0))
+    key.append(item.number)
+    if variations:
+        output_game = game
+    else:
+        full = chess.pgn.read_game(io.StringIO(item.text))
+        output_game = full if full is not None else game
+    pgn = render_game(
+        output_game,
+        variations=variations,
+        matched=matched,
+        user_comments=user_comments,
+        header_comments=header_comments,
+        matchstring=compiled.header.matchstring,
+        quiet=compiled.quiet,
+        silent=compiled.silent,
+    )
+    return GameOutcome(
+        item.number,
+        matched=True,
+        pgn=pgn,
+        sort_key=tuple(key),
+        messages=tuple(ctx.messages),
+    )
+
+
+def run_games(
+    compiled: CompiledQuery, games: Iterable[GameInput], state: RunState | None = None
+) -> Iterator[GameOutcome]:
+    """Evaluate games in order, yielding one GameOutcome per input game."""
+    state = state or compiled.new_state()
+    for item in games:
+        yield run_game(compiled, item, state)
+
+
+def read_games(path: str, handle: TextIO, first_number: int = 1) -> Iterator[GameInput]:
+    """Split a PGN stream into GameInputs (sequential; offsets from `skip_game`).
+
+    `handle` must be seekable text (e.g. io.StringIO). Line numbers name the first
+    non-blank line of each game.
+    """
+    text = handle.read()
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    stream = io.StringIO(text)
+    number = first_number
+    line = 1
+    offset = 0
+    while True:
+        start = stream.tell()
+        if not chess.pgn.skip_game(stream):
+            return
+        end = stream.tell()
+        chunk = text[start:end]
+        line += text.count("\n", offset, start)
+        stripped = chunk.lstrip()
+        first_line = line + chunk.count("\n", 0, len(chunk) - len(stripped))
+        yield GameInput(number, path, first_line, chunk)
+        offset = start
+        number += 1

@@ -1,0 +1,103 @@
+"""Output (spec §6): comment merging, PGN export of matched games, sorting, statistics,
+and the atomic output file."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO
+
+import chess.pgn
+
+
+def merge_comment(original: str, header: Sequence[str], match: str, users: Sequence[str]) -> str:
+    """Join the comment parts of one node with single spaces, skipping empty parts (§2.7)."""
+    parts = [original, *header, match]
+    seen: set[str] = set()
+    for text in users:
+        if text not in seen:
+            seen.add(text)
+            parts.append(text)
+    return " ".join(p for p in parts if p)
+
+
+def in_scope_nodes(game: chess.pgn.Game, variations: bool) -> list[chess.pgn.GameNode]:
+    """The nodes of a game tree in position-id order (pre-order, or the mainline only)."""
+    if not variations:
+        nodes: list[chess.pgn.GameNode] = [game]
+        nodes.extend(game.mainline())
+        return nodes
+    out: list[chess.pgn.GameNode] = []
+    stack: list[chess.pgn.GameNode] = [game]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(reversed(node.variations))
+    return out
+
+
+def render_game(
+    game: chess.pgn.Game,
+    *,
+    variations: bool,
+    matched: Sequence[int],
+    user_comments: dict[int, list[str]],
+    header_comments: Sequence[str],
+    matchstring: str,
+    quiet: bool,
+    silent: bool,
+) -> str:
+    """The matched game as PGN text (FileExporter layout, 80 columns, trailing blank line)."""
+    if not silent:
+        nodes = in_scope_nodes(game, variations)
+        matched_set = set(matched)
+        for pos, node in enumerate(nodes):
+            header = header_comments if pos == 0 else ()
+            match = matchstring if pos in matched_set and not quiet else ""
+            users = user_comments.get(pos, [])
+            if header or match or users:
+                node.comment = merge_comment(node.comment, header, match, users)
+    out = io.StringIO()
+    game.accept(chess.pgn.FileExporter(out, columns=80, headers=True, comments=True, variations=True))
+    return out.getvalue()
+
+
+def statistics_line(read: int, matched: int, errors: int, seconds: float) -> str:
+    """`cql: R games read, M matched, E with errors, T.TT s` (§6.4)."""
+    return f"cql: {read} games read, {matched} matched, {errors} with errors, {seconds:.2f} s"
+
+
+@contextmanager
+def atomic_output(path: str) -> Iterator[IO[str]]:
+    """Write to `<path>.tmp-<pid>` and rename on success; `-` streams to stdout (§1.3).
+
+    On an exception the temporary file is removed and the exception propagates.
+    """
+    if path == "-":
+        stream = io.TextIOWrapper(
+            sys.stdout.buffer, encoding="utf-8", errors="surrogateescape", newline="\n",
+            write_through=True,
+        ) if hasattr(sys.stdout, "buffer") else sys.stdout
+        try:
+            yield stream
+        finally:
+            stream.flush()
+            if stream is not sys.stdout:
+                stream.detach()  # type: ignore[attr-defined]
+        return
+    tmp = f"{path}.tmp-{os.getpid()}"
+    handle = open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="\n")
+    try:
+        yield handle
+        handle.close()
+        os.replace(tmp, path)
+    except BaseException:
+        handle.close()
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

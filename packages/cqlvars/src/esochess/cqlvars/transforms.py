@@ -1,0 +1,190 @@
+"""Transforms as AST rewrites (spec §4.4.20): each transform becomes a `Variants` node.
+
+A variant g(F) is F with every square part of a designator mapped through g, `ray`
+directions mapped through g's linear part and, under `flipcolor`, colours swapped
+(pieces, wtm/btm, result, player/elo colour). The board itself is never transformed.
+Types computed by the checker are carried over to the rewritten nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import chess
+
+from esochess.cqlvars import ast
+
+SquareMap = Callable[[int, int], tuple[int, int]]
+
+VECTORS = {
+    "up": (0, 1),
+    "down": (0, -1),
+    "left": (-1, 0),
+    "right": (1, 0),
+    "northeast": (1, 1),
+    "northwest": (-1, 1),
+    "southeast": (1, -1),
+    "southwest": (-1, -1),
+}
+NAMES = {v: k for k, v in VECTORS.items()}
+
+
+def _identity(x: int, y: int) -> tuple[int, int]:
+    return x, y
+
+
+def _rot(x: int, y: int) -> tuple[int, int]:
+    return y, 7 - x
+
+
+def _compose(f: SquareMap, g: SquareMap) -> SquareMap:
+    return lambda x, y: f(*g(x, y))
+
+
+def _rotations() -> list[SquareMap]:
+    maps: list[SquareMap] = [_identity]
+    for _ in range(3):
+        maps.append(_compose(_rot, maps[-1]))
+    return maps
+
+
+def _mirror_rank(x: int, y: int) -> tuple[int, int]:
+    return x, 7 - y
+
+
+def _mirror_file(x: int, y: int) -> tuple[int, int]:
+    return 7 - x, y
+
+
+def group(kind: str, named: int) -> list[tuple[SquareMap, bool]]:
+    """The elements (square map, swap colours) of a transform's set G, identity first."""
+    if kind == "flipvertical":
+        return [(_identity, False), (_mirror_rank, False)]
+    if kind == "fliphorizontal":
+        return [(_identity, False), (_mirror_file, False)]
+    if kind == "rotate90":
+        return [(m, False) for m in _rotations()]
+    if kind == "flip":
+        rotations = _rotations()
+        return [(m, False) for m in rotations] + [
+            (_compose(m, _mirror_file), False) for m in rotations
+        ]
+    if kind == "flipcolor":
+        return [(_identity, False), (_mirror_rank, True)]
+    squares = [sq for sq in chess.SQUARES if named & chess.BB_SQUARES[sq]]
+    dxs = range(-7, 8) if kind in ("shift", "shifthorizontal") else range(0, 1)
+    dys = range(-7, 8) if kind in ("shift", "shiftvertical") else range(0, 1)
+    result: list[tuple[SquareMap, bool]] = [(_identity, False)]
+    if not squares:
+        return result
+    for dy in dys:
+        for dx in dxs:
+            if (dx, dy) == (0, 0):
+                continue
+            if all(
+                0 <= chess.square_file(sq) + dx < 8 and 0 <= chess.square_rank(sq) + dy < 8
+                for sq in squares
+            ):
+                result.append((_translate(dx, dy), False))
+    return result
+
+
+def _translate(dx: int, dy: int) -> SquareMap:
+    return lambda x, y: (x + dx, y + dy)
+
+
+def named_squares(node: ast.Node) -> int:
+    """The union of every explicitly named square in a subtree (for `shift`)."""
+    mask = 0
+    stack: list[object] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Designator) and item.squares is not None:
+            mask |= item.squares
+        if isinstance(item, ast.Node):
+            for value in vars(item).values():
+                if isinstance(value, ast.Node):
+                    stack.append(value)
+                elif isinstance(value, tuple):
+                    stack.extend(v for v in value if isinstance(v, ast.Node))
+    return mask
+
+
+class _Rewriter:
+    def __init__(self, mapping: SquareMap, swap: bool, types: dict[int, str]):
+        self.mapping = mapping
+        self.swap = swap
+        self.types = types
+
+    def map_mask(self, mask: int) -> int:
+        out = 0
+        for sq in chess.scan_forward(mask):
+            x, y = self.mapping(chess.square_file(sq), chess.square_rank(sq))
+            if 0 <= x < 8 and 0 <= y < 8:
+                out |= chess.BB_SQUARES[chess.square(x, y)]
+        return out
+
+    def map_direction(self, name: str) -> str:
+        dx, dy = VECTORS[name]
+        x0, y0 = self.mapping(3, 3)
+        x1, y1 = self.mapping(3 + dx, 3 + dy)
+        return NAMES[(x1 - x0, y1 - y0)]
+
+    def rewrite(self, node: ast.Node) -> ast.Node:
+        new = self._rewrite(node)
+        if id(node) in self.types:
+            self.types[id(new)] = self.types[id(node)]
+        return new
+
+    def _rewrite(self, node: ast.Node) -> ast.Node:
+        if isinstance(node, ast.Designator):
+            pieces = node.pieces
+            if self.swap and pieces:
+                pieces = pieces.swapcase()
+            squares = None if node.squares is None else self.map_mask(node.squares)
+            return replace(node, pieces=pieces, squares=squares)
+        if self.swap and isinstance(node, ast.Simple) and node.name in ("wtm", "btm"):
+            return replace(node, name="btm" if node.name == "wtm" else "wtm")
+        if self.swap and isinstance(node, ast.GameInfo):
+            color = {"white": "black", "black": "white"}.get(node.color or "", node.color)
+            literal = node.literal
+            if node.field == "result":
+                literal = {"1-0": "0-1", "0-1": "1-0"}.get(literal or "", literal)
+            return replace(node, color=color, literal=literal)
+        changes: dict[str, object] = {}
+        if isinstance(node, ast.Ray):
+            changes["directions"] = tuple(self.map_direction(d) for d in node.directions)
+        for key, value in vars(node).items():
+            if isinstance(value, ast.Node):
+                changes[key] = self.rewrite(value)
+            elif isinstance(value, tuple) and value and isinstance(value[0], ast.Node):
+                changes[key] = tuple(self.rewrite(v) for v in value)
+        return replace(node, **changes) if changes else node
+
+
+def expand(node: ast.Node, types: dict[int, str]) -> ast.Node:
+    """Expand every transform in a subtree into `Variants`, innermost first."""
+    changes: dict[str, object] = {}
+    for key, value in vars(node).items():
+        if isinstance(value, ast.Node):
+            changes[key] = expand(value, types)
+        elif isinstance(value, tuple) and value and isinstance(value[0], ast.Node):
+            changes[key] = tuple(expand(v, types) for v in value)
+    new = replace(node, **changes) if changes else node
+    if id(node) in types:
+        types[id(new)] = types[id(node)]
+    if isinstance(new, ast.Transform):
+        variants = tuple(
+            _Rewriter(mapping, swap, types).rewrite(new.body)
+            for mapping, swap in group(new.kind, named_squares(new.body))
+        )
+        result = ast.Variants(new.span, new.count, variants)
+        types[id(result)] = types[id(node)]
+        return result
+    return new
+
+
+def expand_body(body: tuple[ast.Node, ...], types: dict[int, str]) -> tuple[ast.Node, ...]:
+    """Expand the transforms of every body element."""
+    return tuple(expand(element, types) for element in body)
