@@ -1,0 +1,85 @@
+"""Notation regular expressions (§9.2): Lua-style `%` classes translated to Python `re`."""
+
+from __future__ import annotations
+
+import re
+
+_PUNCT = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
+_CLASSES = {
+    "d": "0-9", "a": "A-Za-z", "l": "a-z", "u": "A-Z", "w": "A-Za-z0-9", "x": "0-9A-Fa-f",
+}  # fmt: skip
+
+
+class NotationRegexError(Exception):
+    """A notation regex that cannot be translated or compiled."""
+
+
+def translate(source: str) -> str:
+    """Translate `%` classes outside and inside `[…]` (§9.2) into a Python pattern."""
+    out: list[str] = []
+    i = 0
+    in_class = False
+    n = len(source)
+    while i < n:
+        c = source[i]
+        if c == "\\" and i + 1 < n:
+            out.append(source[i : i + 2])
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+            out.append(c)
+            # A `]` right after `[` or `[^` is a literal member.
+            if source.startswith("^", i + 1):
+                out.append("^")
+                i += 1
+            if source.startswith("]", i + 1):
+                out.append("\\]")
+                i += 1
+            i += 1
+            continue
+        if c == "]" and in_class:
+            in_class = False
+            out.append(c)
+            i += 1
+            continue
+        if c == "%":
+            if i + 1 >= n:
+                raise NotationRegexError("unknown notation class '%'")
+            k = source[i + 1]
+            out.append(_class(k, in_class))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _class(k: str, in_class: bool) -> str:
+    if k == "%":
+        return "%"
+    if k == "s":
+        return r"\s"
+    if k in _CLASSES:
+        body = _CLASSES[k]
+        return body if in_class else f"[{body}]"
+    if k == "p" and not in_class:
+        return "[" + re.escape(_PUNCT) + "]"
+    if k.lower() in _CLASSES or k == "S":
+        if in_class:
+            raise NotationRegexError(f"'%{k}' cannot be used inside [...]")
+        if k == "S":
+            return r"\S"
+        return f"[^{_CLASSES[k.lower()]}]"
+    if k == "p":
+        raise NotationRegexError("'%p' cannot be used inside [...]")
+    raise NotationRegexError(f"unknown notation class '%{k}'")
+
+
+def compile_notation(source: str) -> re.Pattern[str]:
+    """Translate and compile; raises NotationRegexError quoting the `re` message."""
+    text = translate(source)
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        raise NotationRegexError(f"{exc.msg} at position {exc.pos}") from None
