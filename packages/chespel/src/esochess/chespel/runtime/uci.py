@@ -63,7 +63,7 @@ class UciSession:
         for line in lines:
             if not self.handle(line):
                 return 0
-        self.stop()
+        self.finish()
         return 0
 
     def handle(self, line: str) -> bool:
