@@ -572,9 +572,13 @@ class _Checker:
             self.persistent_bad_ops[name] = node.op
         op = node.op
         if op in ("+=", "-=", "*=", "/=", "%="):
+            value, vt = self.visit(node.value)
+            if known is None and node.persistent:
+                # Persistent variables start at 0 or "" (§5.5): the declaration may update.
+                known = STRING if vt == STRING and op == "+=" else NUMERIC
+                self.kinds[name] = known
             if known is None:
                 raise self.error(target.span, f"variable '{name}' used before assignment")
-            value, vt = self.visit(node.value)
             if name in self.persistent:
                 self.persistent_reads.update(self._reads_persistent(node.value))
             if known == STRING and op == "+=":

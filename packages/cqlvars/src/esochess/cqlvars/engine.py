@@ -86,6 +86,20 @@ class RunState:
         """The `NAME: VALUE` lines to print at the end of a successful run."""
         return self.persistent.lines()
 
+    def take_sums(self) -> dict[str, int]:
+        """Return every (reducible, numeric) persistent value and reset it to 0 (§1.5)."""
+        values = self.persistent.values
+        taken = {name: int(value) for name, value in values.items()}  # type: ignore[call-overload]
+        for name in values:
+            values[name] = 0
+        return taken
+
+    def add_sums(self, totals: Mapping[str, int]) -> None:
+        """Add partial sums from other partitions into this state (§1.5)."""
+        values = self.persistent.values
+        for name, value in totals.items():
+            values[name] = int(values.get(name, 0)) + value  # type: ignore[call-overload]
+
 
 @dataclass
 class CompiledQuery:
@@ -204,6 +218,11 @@ class _ScopedBuilder(chess.pgn.GameBuilder):
         if self.skip_variations:
             return chess.pgn.SKIP
         return super().begin_variation()
+
+    def end_variation(self) -> None:
+        # read_game reports the end of a skipped variation too; nothing was pushed.
+        if not self.skip_variations:
+            super().end_variation()
 
 
 def _read(text: str, variations: bool) -> chess.pgn.Game | None:

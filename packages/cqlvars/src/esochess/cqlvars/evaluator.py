@@ -221,7 +221,8 @@ class Compiler:
         self.source = source
         self.slots = Slots()
         self.persistent = checked.persistent
-        self.sort_index: dict[int, int] = {id(s): i for i, s in enumerate(checked.sorts)}
+        # Keyed by source position: rewrites may copy the node, never its span.
+        self.sort_index = {(s.span, s.doc): i for i, s in enumerate(checked.sorts)}
         self.uses_piece_ids = False
 
     def type_of(self, node: ast.Node) -> str:
@@ -1034,7 +1035,7 @@ class Compiler:
 
     def c_Sort(self, node: ast.Sort) -> Fn:
         body = self.value(node.body)
-        index = self.sort_index[id(node)]
+        index = self.sort_index[(node.span, node.doc)]
 
         def sort(ctx: Ctx) -> int | None:
             v = body(ctx)

@@ -198,11 +198,16 @@ def match_designator(text: str, i: int) -> tuple[DesignatorValue, int] | None:
                 k += 1
             if k > i + 1 and k < len(text) and text[k] == "]":
                 pieces, j = text[i + 1 : k], k + 1
-        squares = _square_set(text, j)
-        if squares is not None:
-            result = (DesignatorValue(pieces, squares[0]), squares[1])
-        elif pieces is not None:
-            result = (DesignatorValue(pieces, None), j)
+        if pieces is not None:
+            squares = _square_set(text, j)
+            if squares is not None:
+                result = (DesignatorValue(pieces, squares[0]), squares[1])
+            else:
+                result = (DesignatorValue(pieces, None), j)
+        # `a-h1` is a square range although `a` alone is a piece: keep the longest match.
+        alone = _square_set(text, i)
+        if alone is not None and (result is None or alone[1] > result[1]):
+            result = (DesignatorValue(None, alone[0]), alone[1])
     if result is None:
         return None
     end = result[1]

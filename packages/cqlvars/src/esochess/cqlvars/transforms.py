@@ -168,9 +168,13 @@ def expand(node: ast.Node, types: dict[int, str]) -> ast.Node:
     changes: dict[str, object] = {}
     for key, value in vars(node).items():
         if isinstance(value, ast.Node):
-            changes[key] = expand(value, types)
+            new_value = expand(value, types)
+            if new_value is not value:
+                changes[key] = new_value
         elif isinstance(value, tuple) and value and isinstance(value[0], ast.Node):
-            changes[key] = tuple(expand(v, types) for v in value)
+            items = tuple(expand(v, types) for v in value)
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                changes[key] = items
     new = replace(node, **changes) if changes else node
     if id(node) in types:
         types[id(new)] = types[id(node)]
