@@ -120,3 +120,18 @@ def test_a_traceback_never_reaches_the_user(tmp_path: Path) -> None:
         done.stderr.splitlines()[0]
         == f"{path}:4:1: error: expected an expression, found end of file"
     )
+
+
+def test_demo_script_runs() -> None:
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    done = subprocess.run(
+        ["bash", "examples/chespel/demo.sh"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "king_safety.chp: ok" in done.stdout
+    assert "compilation failed: 3 error(s), 0 warning(s)" in done.stdout
