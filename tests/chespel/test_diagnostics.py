@@ -399,3 +399,41 @@ def test_warnings_alone_do_not_fail() -> None:
     result = compile_source("F", HEADER + "rule r:\n\tlet x = 1;\n\tscore 1;\n")
     assert result.ok
     assert not format_report(result).endswith("warning(s)")
+
+
+@pytest.mark.parametrize(
+    ("fen", "reason"),
+    [
+        ("8/8/8/8/8/8/8/8 w - - 0 1", "placement field: there is no white king"),
+        (
+            "4k3/8/8/8/8/8/8/4K2P w - - 0 1",
+            "placement field: a pawn stands on the first or last rank",
+        ),
+        ("4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1", "side field: the side not to move is in check"),
+        ("4k3/8/8/8/8/8/8/4K3 x - - 0 1", "side field: expected 'w' or 'b', found 'x'"),
+    ],
+)
+def test_e21_invalid_fens_at_either_end(fen: str, reason: str) -> None:
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    as_origin = f"module opening\n'{fen}' -> '{start}';\n" + EVAL
+    assert report(as_origin)[0] == f"F:2:1: error: invalid FEN: {reason}"
+    as_destination = f"module opening\n'{start}' ->\n\t'{fen}';\n" + EVAL
+    assert report(as_destination)[0] == f"F:3:2: error: invalid FEN: {reason}"
+
+
+def test_impossible_castling_rights_are_dropped_not_reported() -> None:
+    source = (
+        "module opening\n'4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1' -> '4k3/8/8/8/8/8/4K3/8 b - - 1 1';\n"
+        + EVAL
+    )
+    result = compile_source("F", source)
+    assert result.ok and result.diagnostics == []
+    assert result.openings[0].origin_key == "4k3/8/8/8/8/8/8/4K3 w - -"
+
+
+def test_k24_comments_compile_without_diagnostics() -> None:
+    source = (
+        "module evaluation /* the only module */\n/* a block comment\n   on two lines */\n"
+        'rule r:\n\tscore 0 " /* not a comment */ // nor this"; // a real comment\n// last line'
+    )
+    assert compile_source("F", source).diagnostics == []

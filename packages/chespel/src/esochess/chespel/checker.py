@@ -255,7 +255,7 @@ class _Checker:
             if module.kind in _PARAMETERS:
                 self.parameters(module, first is None)
             if module.kind == "opening":
-                self.openings(module)
+                self.openings(module, first is None)
             if module.kind == "evaluation" and not module.rules and first is None:
                 self.warning(module.name_pos, "module 'evaluation' has no rules")
             for rule in module.rules:
@@ -320,7 +320,7 @@ class _Checker:
             return int(number)
         return int(number * 1000)
 
-    def openings(self, module: ast.Module) -> None:
+    def openings(self, module: ast.Module, primary: bool) -> None:
         seen: dict[str, ast.OpeningRule] = {}
         found: list[Opening] = []
         for rule in module.openings:
@@ -358,7 +358,8 @@ class _Checker:
             found.append(
                 Opening(rule.pos.line, rule.origin, rule.destination, key, target, reachable)
             )
-        self.result.openings = tuple(found)
+        if primary:
+            self.result.openings = tuple(found)
 
     def fen(self, text: str, pos: ast.Pos) -> chess.Board | None:
         try:
