@@ -173,6 +173,9 @@ class ProgramChecker:
         bc = BodyChecker(self, ctx)
         bc.push()
         for p, t, name in zip(d.params, f.params, f.param_names, strict=True):
+            sel = _param_selector(p.type)
+            if sel is not None:
+                bc.selector(sel, pattern=True, param=True)
             slot = bc.new_slot()
             if name is not None:
                 bc.declare_local(name, t, p.pos, slot=slot)
@@ -428,6 +431,12 @@ class RecursiveInference(Exception):
         self.f = f
 
 
+def _param_selector(t: A.TypeExpr) -> A.Selector | None:
+    while isinstance(t, A.TSuffix):
+        t = t.inner
+    return t.selector if isinstance(t, A.TSel) else None
+
+
 def _entity_of(t: T.Type) -> str | None:
     if isinstance(t, T.EntityT):
         return t.name
@@ -518,6 +527,22 @@ def _const_pattern(pc: ProgramChecker, pat: A.Pattern, t: T.Type, v: Any) -> boo
             return False
         return bool(is_superset(v, c)) if v is not None else values_equal(v, c)
     raise NotConstant()
+
+
+def _const_pattern_check(pc: ProgramChecker, pat: A.Pattern, t: T.Type) -> None:
+    """Raise NotConstant unless every leaf of the pattern is a constant."""
+    if isinstance(pat, A.PAlt):
+        for a in pat.alts:
+            _const_pattern_check(pc, a, t)
+    elif isinstance(pat, A.PNot):
+        _const_pattern_check(pc, pat.inner, t)
+    elif isinstance(pat, A.PRange):
+        const_value(pc, pat.lo, T.INT)
+        const_value(pc, pat.hi, T.INT)
+    elif isinstance(pat, A.PValue):
+        const_value(pc, pat.value, t)
+    elif isinstance(pat, A.PType):
+        raise NotConstant()
 
 
 def _const_entry(pc: ProgramChecker, e: A.Entry, p: PropInfo, v: Any) -> bool:
@@ -1509,6 +1534,11 @@ class BodyChecker:
             if param and p.kind != "fixed":
                 self.err(en.pos, f"selector parameters must be static; '{en.prop}' is a "
                          f"{p.kind} property")  # fmt: skip
+                continue
+            if param and not self.constant_entry(en, p):
+                self.err(en.pos, f"selector parameters must be static; the entry '{en.prop}' "
+                         "must compare with a constant")  # fmt: skip
+                continue
             try:
                 if en.op in ("true", "false"):
                     if p.type not in (T.BOOL, T.optional(T.BOOL)):
@@ -1532,6 +1562,23 @@ class BodyChecker:
                                      f"'{en.prop}' is {T.show(p.type)}")  # fmt: skip
             except _Stop:
                 continue
+
+    def constant_entry(self, en: A.Entry, p: PropInfo) -> bool:
+        base = T.strip_none(p.type)
+        only_none = en.op == "pat" and isinstance(en.pattern, (A.PNone,)) or (
+            en.op == "pat" and isinstance(en.pattern, A.PNot)
+            and isinstance(en.pattern.inner, A.PNone)
+        )
+        if not only_none and (base == T.NUM or isinstance(base, (T.EntityT, T.ListT, T.StructT))):
+            return False
+        try:
+            if en.op == "pat" and en.pattern is not None:
+                _const_pattern_check(self.pc, en.pattern, p.type)
+            elif en.value is not None:
+                const_value(self.pc, en.value, p.type)
+        except NotConstant:
+            return False
+        return True
 
     # ------------------------------------------------------------ calls
     def call(self, e: A.Call, expected: T.Type | None, statement: bool) -> T.Type:

@@ -103,9 +103,11 @@ class GameEnd(Exception):
 class IllegalSignal(Exception):
     """Raised by `illegal` (or an empty `choose`): the current option is not legal."""
 
-    def __init__(self, pos: Pos) -> None:
+    def __init__(self, pos: Pos, seat: int | None = None, new_turn: bool = False) -> None:
         super().__init__("illegal")
         self.pos = pos
+        self.seat = seat
+        self.new_turn = new_turn
 
 
 @dataclass(frozen=True)
@@ -169,10 +171,16 @@ class Result:
 
 @dataclass(frozen=True)
 class Illegal:
-    """`illegal` ran (or a `choose` had no options) at `line`:`col` (§10.4)."""
+    """`illegal` ran (or a `choose` had no options) at `line`:`col` (§10.4).
+
+    For an empty `choose`, `seat` is its deciding player and `new_turn` tells whether a
+    `commit` ran since the previous decision; for the `illegal` statement seat is None.
+    """
 
     line: int
     col: int
+    seat: int | None = None
+    new_turn: bool = False
 
 
 class Code:
@@ -259,7 +267,7 @@ class Machine:
             self.finished = end.result
             return end.result
         except IllegalSignal as sig:
-            return Illegal(sig.pos[0], sig.pos[1])
+            return Illegal(sig.pos[0], sig.pos[1], sig.seat, sig.new_turn)
         except RunError as err:
             raise self._runtime_error(err.pos, err.message) from None
         except RecursionError:
@@ -539,7 +547,7 @@ class Machine:
         if k is not None and k < 1:
             raise RunError(pos, f"choose[{k}] needs K of at least 1")
         if not options or (k is not None and k > len(options)):
-            raise IllegalSignal(pos)
+            raise IllegalSignal(pos, player.index, self.committed)
         self.pending = (dest, options, k)
         return Decision(
             seat=player.index,

@@ -1,0 +1,158 @@
+"""The `gambit` command line (§14): check and run Gambit programs.
+
+This is the only layer that prints or exits. Exit codes (§14.6): 0 ok, 1 run-time error,
+2 usage or compile error, 4 human input ended, 5 replay error, 70 internal error,
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+from esochess.fen import format_diagnostic
+
+from esochess.gambit.interpreter import Program, compile_source
+
+EXIT_COMPILE = 2
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+EXTENSIONS = (".gmb", ".gambit")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _usage(message: str) -> NoReturn:
+    raise click.UsageError(message)
+
+
+def resolve_file(arg: str) -> Path:
+    """The program file for a FILE argument (§14.1), or a usage error."""
+    path = Path(arg)
+    if path.suffix not in EXTENSIONS:
+        if path.suffix == "" and not path.exists():
+            for ext in EXTENSIONS:
+                candidate = Path(arg + ext)
+                if candidate.exists():
+                    return candidate
+            _usage(f"no such file: '{arg}' (also tried {arg}.gmb and {arg}.gambit)")
+        _usage(f"'{arg}' is not a Gambit program: the file name must end in .gmb or .gambit")
+    if not path.is_file():
+        _usage(f"no such file: '{arg}'")
+    return path
+
+
+def read_source(path: Path) -> str:
+    """The file's text, or a usage error if it cannot be read."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError as err:
+        _usage(f"cannot read '{path}': {err.strerror or err}")
+    except UnicodeDecodeError:
+        _usage(f"'{path}' is not UTF-8 text")
+
+
+def load(arg: str) -> tuple[Program, str, str]:
+    """Check a program: print diagnostics to stderr; exit 2 when there are errors."""
+    path = resolve_file(arg)
+    source = read_source(path)
+    program, diags = compile_source(source, arg)
+    text = source.lstrip("\ufeff")
+    for d in diags:
+        click.echo(format_diagnostic(d, text), err=True)
+    if program is None:
+        sys.exit(EXIT_COMPILE)
+    return program, arg, text
+
+
+def guarded(f: F) -> F:
+    """Turn interpreter bugs into exit 70 and Ctrl-C into exit 130 (§13.2)."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except Exception as exc:  # noqa: BLE001 - the last line of defence
+            click.echo(f"gambit: internal error: {exc} (please report this)", err=True)
+            if os.environ.get("GAMBIT_DEBUG") == "1":
+                click.echo(traceback.format_exc(), err=True)
+            sys.exit(EXIT_INTERNAL)
+
+    wrapper.__name__ = f.__name__
+    wrapper.__doc__ = f.__doc__
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option("1.0", prog_name="gambit", message="%(prog)s %(version)s")
+def main() -> None:
+    """Gambit: check and play games written in the Gambit language."""
+
+
+@main.command()
+@click.argument("file")
+@guarded
+def check(file: str) -> None:
+    """Check FILE for errors without running it (exit 0 when it is clean)."""
+    load(file)
+
+
+@main.command()
+@click.argument("file")
+@click.option("--players", "players_text", metavar="LIST",
+              help="Controllers per seat: human, random, mcts or mcts:N (comma-separated).")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of the chance RNG.")
+@click.option("--input", "input_file", type=click.File("r"), help="Read human input from a file.")
+@click.option("--trace", is_flag=True, help="Trace the real execution on stderr.")
+@click.option("--quiet", is_flag=True, help="No AI or replay echo lines.")
+@click.option("--hash", "show_hash", is_flag=True, help="Print the final state hash.")
+@click.option("--max-decisions", type=click.IntRange(min=1), help="End the game after N decisions.")
+@guarded
+def run(
+    file: str, players_text: str | None, seed: int | None, input_file: Any, trace: bool,
+    quiet: bool, show_hash: bool, max_decisions: int | None,
+) -> None:  # fmt: skip
+    """Check FILE and play one game (human players by default)."""
+    from esochess.gambit.players import parse_players
+    from esochess.gambit.session import RunConfig, StreamConsole, run_game
+
+    program, name, _ = load(file)
+    low, high = program.players_range
+    try:
+        specs = parse_players(players_text) if players_text else []
+    except ValueError as err:
+        _usage(str(err))
+    seats = low
+    if len(specs) > 1:
+        if not low <= len(specs) <= high:
+            want = str(low) if low == high else f"{low} to {high}"
+            _usage(f"--players lists {len(specs)} controllers, but the game has {want} seats")
+        seats = len(specs)
+    if not specs:
+        specs = parse_players("human")
+    if len(specs) == 1:
+        specs = specs * seats
+    if seed is None:
+        seed = secrets.randbits(32)
+    inp = input_file if input_file is not None else sys.stdin
+    echo = not (hasattr(inp, "isatty") and inp.isatty())
+    console = StreamConsole(sys.stdout, sys.stderr, inp, name, echo)
+    config = RunConfig(
+        program=program, program_name=name, seats=seats, seed=seed, players=specs,
+        trace=trace, quiet=quiet, show_hash=show_hash, max_decisions=max_decisions,
+    )  # fmt: skip
+    report = run_game(config, console)
+    sys.stdout.flush()
+    if report.message:
+        click.echo(report.message, err=True)
+    sys.exit(report.exit_code)

@@ -1,0 +1,1385 @@
+"""The interpreter's compiler: checked AST -> `Program` of `Code`s run by machine.py.
+
+Every expression becomes a Python closure `f(machine, locals)`; statements become the
+flat instruction list of machine.py. Only `choose` and calls of procedures that may reach
+a `choose` are instructions that can pause (they are lowered out of expressions into
+temporaries), so pure code and ordinary procedure calls run as plain closures while a
+pause always happens in an explicit, copyable frame (Appendix C design (b)).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from esochess.fen import SourceError
+
+from esochess.gambit import ast as A
+from esochess.gambit import builtins as B
+from esochess.gambit import types as T
+from esochess.gambit.checker import Checked, check
+from esochess.gambit.machine import (
+    OP_CALL,
+    OP_CHOOSE,
+    OP_EXEC,
+    OP_ITER,
+    OP_JF,
+    OP_JUMP,
+    OP_NEXT,
+    OP_RET,
+    OP_SET,
+    Code,
+    GameEnd,
+    IllegalSignal,
+    Machine,
+    Result,
+    RunError,
+)
+from esochess.gambit.parser import first_pos, parse
+from esochess.gambit.resolver import FuncInfo, PropInfo, Symbols
+from esochess.gambit.values import (
+    UNSET,
+    EnumVal,
+    FuncVal,
+    Inst,
+    StructVal,
+    is_superset,
+    make_multi,
+    multi_members,
+    values_equal,
+)
+
+Ev = Callable[[Machine, list[Any]], Any]
+
+
+@dataclass
+class Prop:
+    """A property at run time."""
+
+    pid: int
+    name: str
+    kind: str
+    params: tuple[str, ...]
+    zero: Any
+    default: Ev | None = None
+    default_locals: int = 0
+    code: Code | None = None
+
+
+@dataclass
+class Overload:
+    """One overload at run time: its code, entity-position tests and specificity rank."""
+
+    info: FuncInfo
+    code: Code
+    tests: list[tuple[int, Callable[[Machine, Any], bool]]]
+    rank: int
+    label: str
+
+
+@dataclass
+class Program:
+    """A compiled program, ready for `Machine`."""
+
+    path: str
+    source: str
+    main: Code
+    entity_order: list[str]
+    props: list[Prop]
+    players_range: tuple[int, int]
+    has_illegal: bool
+    name_props: dict[str, Prop] = field(default_factory=dict)
+    overloads: dict[str, list[Overload]] = field(default_factory=dict)
+    warnings: list[SourceError] = field(default_factory=list)
+
+    def find_prop(self, name: str, params: tuple[str, ...]) -> Prop | None:
+        """The property with this name and entity tuple."""
+        for p in self.props:
+            if p.name == name and p.params == params:
+                return p
+        return None
+
+
+def compile_source(source: str, path: str) -> tuple[Program | None, list[SourceError]]:
+    """Parse, check and compile; returns (program or None, diagnostics sorted by position)."""
+    try:
+        tree = parse(source, path)
+    except SourceError as err:
+        return None, [err]
+    checked = check(tree)
+    diags = sorted(checked.errors, key=lambda e: (e.line, e.column))[:50]
+    diags = _dedupe(diags) + sorted(checked.warnings, key=lambda e: (e.line, e.column))
+    diags.sort(key=lambda e: (e.line, e.column, e.severity == "warning"))
+    if checked.errors:
+        return None, diags
+    program = Compiler(tree, checked).build()
+    program.warnings = [d for d in diags if d.severity == "warning"]
+    return program, diags
+
+
+def _dedupe(errs: list[SourceError]) -> list[SourceError]:
+    out: list[SourceError] = []
+    seen: set[tuple[int, int, str]] = set()
+    for e in errs:
+        key = (e.line, e.column, e.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out
+
+
+def truthy(v: Any) -> bool:
+    """A condition's truth: bool, or an optional that is not none (§5.5)."""
+    return v is not None and v is not False
+
+
+def _ord(v: Any) -> Any:
+    return v.ordinal if isinstance(v, EnumVal) else v
+
+
+def _finite(x: Any, pos: A.Pos) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        raise RunError(pos, "number out of range")
+    return x
+
+
+class Compiler:
+    """Builds the run-time `Program` from a checked AST."""
+
+    def __init__(self, tree: A.Program, checked: Checked) -> None:
+        self.tree = tree
+        self.ck = checked
+        self.sym: Symbols = checked.sym
+        self.ann = checked.ann
+        self.conv = checked.conv
+        self.props: list[Prop] = []
+        self.codes: dict[int, Code] = {}
+        self.override: dict[int, Ev] = {}
+        self.code: Code | None = None
+        self.loop_stack: list[tuple[list[int], list[int], int]] = []
+        self.pausing = self.pausing_procs()
+        self.in_proc = False
+        self.notation_codes: dict[int, Code] = {}
+        self.overloads: dict[str, list[Overload]] = {}
+
+    # ------------------------------------------------------------ program
+    def build(self) -> Program:
+        for p in self.sym.props:
+            self.props.append(Prop(p.pid, p.name, p.kind, p.params, self.zero(p.type)))
+        for fs in self.sym.funcs.values():
+            for f in fs:
+                kind = "fn" if f.pure else "proc"
+                self.codes[id(f.decl)] = Code(f.name, kind, self.ck.nlocals.get(id(f.decl), 0))
+        for n in self.sym.notations:
+            self.notation_codes[id(n.decl)] = Code(
+                f"notation {n.type_name}", "notation", self.ck.nlocals.get(id(n.decl), 0)
+            )
+        overloads = {name: self.overload_set(name, fs) for name, fs in self.sym.funcs.items()}
+        self.overloads = overloads
+        for info, prop in zip(self.sym.props, self.props, strict=True):
+            self.property(info, prop)
+        for fs in self.sym.funcs.values():
+            for f in fs:
+                self.function(f)
+        for n in self.sym.notations:
+            self.notation(n)
+        name_props = {}
+        for p in self.props:
+            if p.name == "name" and len(p.params) == 1:
+                info = self.sym.props[p.pid]
+                if info.type == T.STR:
+                    name_props[p.params[0]] = p
+        main = self.codes[id(self.sym.funcs["main"][0].decl)]
+        main.where = "main"
+        return Program(
+            self.sym.path, self.sym.source, main, list(self.sym.entities), self.props,
+            self.sym.players, self.sym.has_illegal, name_props, overloads,
+        )  # fmt: skip
+
+    def pausing_procs(self) -> set[str]:
+        """Procedures that may reach a `choose` (directly, by call, or via values)."""
+        out = set(self.ck.choosers) | set(self.ck.uses_value_calls)
+        changed = True
+        while changed:
+            changed = False
+            for caller, callees in self.ck.calls.items():
+                if caller not in out and callees & out:
+                    out.add(caller)
+                    changed = True
+        return out
+
+    def zero(self, t: T.Type) -> Any:
+        if t == T.INT:
+            return 0
+        if t == T.NUM:
+            return 0.0
+        if t == T.BOOL:
+            return False
+        if t == T.STR:
+            return ""
+        if T.contains_none(t):
+            return None
+        if isinstance(t, T.ListT):
+            return ()
+        return UNSET
+
+    def struct_zero(self, name: str) -> Ev:
+        info = self.sym.structs[name]
+        names = tuple(m[0] for m in info.members)
+        parts: list[Ev] = []
+        for mname, mt, default, _ in info.members:
+            if default is not None:
+                parts.append(self.default_expr(default, mt))
+            elif isinstance(mt, T.StructT):
+                parts.append(self.struct_zero(mt.name))
+            else:
+                z = self.zero(mt)
+                parts.append(lambda m, L, z=z: z)
+
+        def make(m: Machine, L: list[Any]) -> Any:
+            return StructVal(name, names, tuple(p(m, L) for p in parts))
+
+        return make
+
+    def default_expr(self, e: A.Expr, t: T.Type) -> Ev:
+        n = self.ck.nlocals.get(id(e), 0)
+        f = self.expr(e)
+
+        def run(m: Machine, L: list[Any]) -> Any:
+            return f(m, [None] * n)
+
+        return run
+
+    def property(self, info: PropInfo, prop: Prop) -> None:
+        d = info.decl
+        if info.pid == 0 and info.name == "number":
+            return
+        nl = self.ck.nlocals.get(id(d), len(info.params))
+        if info.kind == "trait":
+            code = Code(info.name, "trait", nl)
+            code.where = f"trait {info.name}"
+            self.code = code
+            self.in_proc = False
+            if d.body is not None:
+                self.block(d.body)
+                code.instrs.append((OP_RET, None))
+            elif d.default is not None:
+                code.instrs.append((OP_RET, self.expr(d.default)))
+            prop.code = code
+            return
+        if d.default is not None:
+            prop.default = self.expr(d.default)
+            prop.default_locals = max(nl - len(info.params), 0)
+        elif isinstance(info.type, T.StructT):
+            prop.default = self.struct_zero(info.type.name)
+
+    def overload_set(self, name: str, fs: list[FuncInfo]) -> list[Overload]:
+        out = []
+        cache: dict[int, Any] = {}
+        for f in fs:
+            tests = []
+            for i, (t, prm) in enumerate(zip(f.params, f.decl.params, strict=True)):
+                sel = _selector_of(prm.type)
+                if sel is not None:
+                    tests.append((i, self.sel_tester(sel, T.contains_none(t))))
+                elif isinstance(T.strip_none(t), T.EntityT) and not T.contains_none(t):
+                    tests.append((i, lambda m, v: v is not None))
+            arity = len(f.params)
+            if arity not in cache:
+                cache[arity] = self.ck_set(name, arity)
+            rank = 0
+            info = cache[arity]
+            if info is not None:
+                cells, matches, positions, group = info
+                if f in group:
+                    rank = len(matches[group.index(f)])
+            out.append(Overload(f, self.codes[id(f.decl)], tests, rank, _sig(self.sym, f)))
+        out.sort(key=lambda o: (o.rank, o.info.index))
+        return out
+
+    def ck_set(self, name: str, arity: int) -> Any:
+        from esochess.gambit.checker import ProgramChecker
+
+        pc = ProgramChecker.__new__(ProgramChecker)
+        pc.sym = self.sym
+        pc.set_cache = {}
+        return pc.overload_set(name, arity)
+
+    def sel_tester(self, sel: A.Selector, optional: bool) -> Callable[[Machine, Any], bool]:
+        leaves, test = self.selector_entries(sel)
+        empty: list[Any] = []
+
+        def t(m: Machine, v: Any) -> bool:
+            if v is None:
+                return optional
+            vals = [f(m, empty) for f in leaves]
+            return test(m, v, vals)
+
+        return t
+
+    def function(self, f: FuncInfo) -> None:
+        code = self.codes[id(f.decl)]
+        self.code = code
+        self.in_proc = not f.pure
+        body = f.decl.body
+        if isinstance(body, A.Block):
+            self.block(body)
+            code.instrs.append((OP_RET, None))
+        else:
+            c = self.lower(body) if self.in_proc else self.expr(body)
+            code.instrs.append((OP_RET, c))
+
+    def notation(self, n: Any) -> None:
+        code = self.notation_codes[id(n.decl)]
+        self.code = code
+        self.in_proc = False
+        self.block(n.decl.body)
+        code.instrs.append((OP_RET, lambda m, L: L[0]))
+
+    # ------------------------------------------------------------ statements
+    def emit(self, *ins: Any) -> int:
+        assert self.code is not None
+        self.code.instrs.append(tuple(ins))
+        return len(self.code.instrs) - 1
+
+    def here(self) -> int:
+        assert self.code is not None
+        return len(self.code.instrs)
+
+    def patch(self, at: int, target: int) -> None:
+        assert self.code is not None
+        ins = list(self.code.instrs[at])
+        ins[-1] = target
+        self.code.instrs[at] = tuple(ins)
+
+    def new_temp(self) -> int:
+        assert self.code is not None
+        self.code.nlocals += 1
+        return self.code.nlocals - 1
+
+    def block(self, b: A.Block) -> None:
+        for s in b.stmts:
+            self.stmt(s)
+
+    def ev(self, e: A.Expr) -> Ev:
+        """An expression in statement context: lowered when it may pause."""
+        return self.lower(e) if self.in_proc else self.expr(e)
+
+    def stmt(self, s: A.Stmt) -> None:
+        if isinstance(s, A.ExprStmt):
+            c = self.ev(s.expr)
+            if not self.pauses(s.expr):
+                self.emit(OP_EXEC, c)
+            return
+        if isinstance(s, A.DeclStmt):
+            slot = self.ann[id(s)]
+            if s.value is not None:
+                self.emit(OP_SET, slot, self.ev(s.value))
+            else:
+                t = self.ck.ann.get(("decltype", id(s)))
+                self.emit(OP_SET, slot, self.zero_of_decl(s))
+                _ = t
+            return
+        if isinstance(s, A.Assign):
+            self.assign(s)
+            return
+        if isinstance(s, A.IncDec):
+            get, put = self.place(s.target)
+            delta = 1 if s.op == "++" else -1
+
+            def incdec(m: Machine, L: list[Any]) -> None:
+                put(m, L, get(m, L) + delta)
+
+            self.emit(OP_EXEC, incdec)
+            return
+        if isinstance(s, A.Swap):
+            ga, pa = self.place(s.a)
+            gb, pb = self.place(s.b)
+
+            def swap(m: Machine, L: list[Any]) -> None:
+                a, b = ga(m, L), gb(m, L)
+                pa(m, L, b)
+                pb(m, L, a)
+
+            self.emit(OP_EXEC, swap)
+            return
+        if isinstance(s, A.EndStmt):
+            self.emit(OP_EXEC, self.end(s))
+            return
+        if isinstance(s, A.Simple):
+            self.simple(s)
+            return
+        if isinstance(s, A.Return):
+            if s.value is None:
+                if self.code is not None and self.code.kind == "notation":
+                    self.emit(OP_RET, lambda m, L: L[0])
+                else:
+                    self.emit(OP_RET, None)
+            else:
+                self.emit(OP_RET, self.ev(s.value))
+            return
+        if isinstance(s, A.If):
+            ends = []
+            for cond, block in s.branches:
+                c = self.ev(cond)
+                jf = self.emit(OP_JF, lambda m, L, c=c: truthy(c(m, L)), -1)
+                self.block(block)
+                ends.append(self.emit(OP_JUMP, -1))
+                self.patch(jf, self.here())
+            if s.orelse is not None:
+                self.block(s.orelse)
+            for j in ends:
+                self.patch(j, self.here())
+            return
+        if isinstance(s, A.For):
+            it_slot, var_slot = self.ann[id(s)]
+            src = self.ev(s.iterable)
+            self.emit(OP_ITER, lambda m, L: _iterable(src(m, L)), it_slot)
+            top = self.here()
+            nxt = self.emit(OP_NEXT, it_slot, var_slot, -1)
+            self.loop_stack.append(([], [], top))
+            self.block(s.body)
+            self.emit(OP_JUMP, top)
+            breaks, conts, _ = self.loop_stack.pop()
+            end = self.here()
+            self.patch(nxt, end)
+            for b in breaks:
+                self.patch(b, end)
+            for c in conts:
+                self.patch(c, top)
+            return
+        if isinstance(s, A.While):
+            top = self.here()
+            c = self.ev(s.cond)
+            jf = self.emit(OP_JF, lambda m, L: truthy(c(m, L)), -1)
+            self.loop_stack.append(([], [], top))
+            self.block(s.body)
+            self.emit(OP_JUMP, top)
+            breaks, conts, _ = self.loop_stack.pop()
+            end = self.here()
+            self.patch(jf, end)
+            for b in breaks:
+                self.patch(b, end)
+            for c2 in conts:
+                self.patch(c2, top)
+            return
+        if isinstance(s, A.Loop):
+            top = self.here()
+            self.loop_stack.append(([], [], top))
+            self.block(s.body)
+            self.emit(OP_JUMP, top)
+            breaks, conts, _ = self.loop_stack.pop()
+            end = self.here()
+            for b in breaks:
+                self.patch(b, end)
+            for c2 in conts:
+                self.patch(c2, top)
+            return
+        if isinstance(s, A.MatchStmt):
+            tmp = self.new_temp()
+            self.emit(OP_SET, tmp, self.ev(s.subject))
+            ends = []
+            for arm in s.arms:
+                if arm.pattern is None:
+                    self.block(arm.body)
+                    ends.append(self.emit(OP_JUMP, -1))
+                    continue
+                match = self.pattern(arm.pattern)
+                jf = self.emit(OP_JF, lambda m, L, match=match, tmp=tmp: match(m, L, L[tmp]), -1)
+                self.block(arm.body)
+                ends.append(self.emit(OP_JUMP, -1))
+                self.patch(jf, self.here())
+            for j in ends:
+                self.patch(j, self.here())
+            return
+        raise AssertionError(type(s))
+
+    def zero_of_decl(self, s: A.DeclStmt) -> Ev:
+        from esochess.gambit.resolver import resolve_type
+
+        t = resolve_type(self.sym, s.type)
+        if isinstance(t, T.StructT):
+            return self.struct_zero(t.name)
+        z = self.zero(t)
+        return lambda m, L: z
+
+    def simple(self, s: A.Simple) -> None:
+        k = s.kind
+        pos = s.pos
+        if k == "break":
+            self.loop_stack[-1][0].append(self.emit(OP_JUMP, -1))
+        elif k == "continue":
+            self.loop_stack[-1][1].append(self.emit(OP_JUMP, -1))
+        elif k == "commit":
+            self.emit(OP_EXEC, lambda m, L: m.end_turn())
+        elif k == "illegal":
+
+            def illegal(m: Machine, L: list[Any]) -> None:
+                raise IllegalSignal(pos)
+
+            self.emit(OP_EXEC, illegal)
+        elif k == "draw":
+
+            def draw(m: Machine, L: list[Any]) -> None:
+                raise GameEnd(Result(m.seats, (), True, pos[0], pos[1]))
+
+            self.emit(OP_EXEC, draw)
+
+    def end(self, s: A.EndStmt) -> Ev:
+        who = self.ev(s.who)
+        kind = s.kind
+        pos = s.pos
+
+        def end(m: Machine, L: list[Any]) -> None:
+            v = who(m, L)
+            players = list(v) if isinstance(v, tuple) else [v]
+            if not players:
+                raise RunError(pos, f"'{kind}' with an empty list of players")
+            seats = {p.index for p in players}
+            if kind == "wins":
+                winners = tuple(sorted(seats))
+            else:
+                winners = tuple(k for k in range(1, m.seats + 1) if k not in seats)
+            raise GameEnd(Result(m.seats, winners, False, pos[0], pos[1]))
+
+        return end
+
+    def assign(self, s: A.Assign) -> None:
+        info = self.ann.get(id(s))
+        if isinstance(info, tuple) and info[0] == "declare":
+            self.emit(OP_SET, info[1], self.ev(s.value))
+            return
+        tgt = s.target
+        if isinstance(tgt, A.Name) and s.op == "=":
+            tinfo = self.ann.get(id(tgt))
+            if isinstance(tinfo, tuple) and tinfo[0] == "local":
+                self.emit(OP_SET, tinfo[1], self.ev(s.value))
+                return
+        value = self.ev(s.value)
+        get, put = self.place(tgt)
+        if s.op == "=":
+            self.emit(OP_EXEC, lambda m, L: put(m, L, value(m, L)))
+            return
+        op = self.arith(s.op[0], s.pos)
+
+        def compound(m: Machine, L: list[Any]) -> None:
+            put(m, L, op(get(m, L), value(m, L)))
+
+        self.emit(OP_EXEC, compound)
+
+    # ------------------------------------------------------------ places
+    def place(self, e: A.Expr) -> tuple[Ev, Callable[[Machine, list[Any], Any], None]]:
+        """Getter and setter closures for an assignable place."""
+        info = self.ann.get(id(e))
+        if isinstance(e, A.Name):
+            assert isinstance(info, tuple)
+            if info[0] == "local":
+                slot = info[1]
+
+                def lset(m: Machine, L: list[Any], v: Any) -> None:
+                    L[slot] = v
+
+                return (lambda m, L: L[slot]), lset
+            prop = self.props[info[1].pid]
+            pos = e.pos
+
+            def nget(m: Machine, L: list[Any]) -> Any:
+                return m.read_prop(prop, (), pos)
+
+            def nset(m: Machine, L: list[Any], v: Any) -> None:
+                m.write_prop(prop, (), v, pos)
+
+            return nget, nset
+        if isinstance(e, A.Member):
+            assert isinstance(info, tuple)
+            pos = e.pos
+            if info[0] in ("prop", "nary"):
+                prop = self.props[info[1].pid]
+                if isinstance(e.obj, A.TupleExpr):
+                    parts = [self.expr(x) for x in e.obj.items]
+
+                    def args_of(m: Machine, L: list[Any]) -> tuple[Any, ...]:
+                        return tuple(p(m, L) for p in parts)
+                else:
+                    obj = self.expr(e.obj)
+
+                    def args_of(m: Machine, L: list[Any]) -> tuple[Any, ...]:
+                        return (obj(m, L),)
+
+                def pget(m: Machine, L: list[Any]) -> Any:
+                    return m.read_prop(prop, args_of(m, L), pos)
+
+                def pset(m: Machine, L: list[Any], v: Any) -> None:
+                    m.write_prop(prop, args_of(m, L), v, pos)
+
+                return pget, pset
+            name = e.name
+            sget, sset = self.place(e.obj)
+
+            def fget(m: Machine, L: list[Any]) -> Any:
+                return sget(m, L).get(name)
+
+            def fset(m: Machine, L: list[Any], v: Any) -> None:
+                sset(m, L, sget(m, L).replace(name, v))
+
+            return fget, fset
+        if isinstance(e, A.Index):
+            lget, lset2 = self.place(e.obj)
+            idx = self.expr(e.index)
+            pos = e.pos
+
+            def iget(m: Machine, L: list[Any]) -> Any:
+                xs = lget(m, L)
+                i = _check_index(idx(m, L), len(xs), pos)
+                return xs[i - 1]
+
+            def iset(m: Machine, L: list[Any], v: Any) -> None:
+                xs = lget(m, L)
+                i = _check_index(idx(m, L), len(xs), pos)
+                lset2(m, L, xs[: i - 1] + (v,) + xs[i:])
+
+            return iget, iset
+        raise AssertionError(type(e))
+
+    # ------------------------------------------------------------ lowering
+    def pauses(self, e: Any) -> bool:
+        """True when evaluating `e` may pause (a choose or a pausing procedure call)."""
+        if not self.in_proc:
+            return False
+        if isinstance(e, A.Choose):
+            return True
+        if isinstance(e, A.Call):
+            info = self.ann.get(id(e))
+            if isinstance(info, tuple) and (
+                (info[0] == "call" and info[1] in self.pausing) or info[0] == "value"
+            ):
+                return True
+        if isinstance(e, (A.FilterMap,)):
+            return self.pauses(e.source)
+        for child in _children(e):
+            if self.pauses(child):
+                return True
+        return False
+
+    def lower(self, e: A.Expr) -> Ev:
+        if not self.pauses(e):
+            return self.expr(e)
+        kids = _children(e)
+        last = max((k for k, c in enumerate(kids) if self.pauses(c)), default=-1)
+        for k, c in enumerate(kids):
+            if k > last:
+                break
+            reader = self.lower(c) if self.pauses(c) else self.expr(c)
+            if not self.pauses(c):
+                tmp = self.new_temp()
+                self.emit(OP_SET, tmp, reader)
+                reader = _reader(tmp)
+            self.override[id(c)] = reader
+        if isinstance(e, A.Choose):
+            tmp = self.new_temp()
+            spec = self.choose_spec(e)
+            self.emit(OP_CHOOSE, spec, tmp, e.pos, e.secret)
+            return self.wrap_conv(e, _reader(tmp))
+        if isinstance(e, A.Call):
+            info = self.ann.get(id(e))
+            if isinstance(info, tuple) and (
+                (info[0] == "call" and info[1] in self.pausing) or info[0] == "value"
+            ):
+                tmp = self.new_temp()
+                self.emit(OP_CALL, self.call_resolver(e), tmp, e.pos)
+                return self.wrap_conv(e, _reader(tmp))
+        return self.expr(e)
+
+    def choose_spec(self, e: A.Choose) -> Ev:
+        player = self.expr(e.player)
+        k = self.expr(e.k) if e.k is not None else None
+        prompt = self.expr(e.prompt) if e.prompt is not None else None
+        options = self.expr(e.options)
+
+        def spec(m: Machine, L: list[Any]) -> tuple[Any, Any, Any, tuple[Any, ...]]:
+            p = player(m, L)
+            kv = k(m, L) if k is not None else None
+            pr = prompt(m, L) if prompt is not None else None
+            return p, kv, pr, _iterable(options(m, L))
+
+        return spec
+
+    # ------------------------------------------------------------ expressions
+    def wrap_conv(self, e: Any, f: Ev) -> Ev:
+        c = self.conv.get(id(e))
+        if c is None:
+            return f
+        if c[0] == "num":
+
+            def num(m: Machine, L: list[Any]) -> Any:
+                v = f(m, L)
+                return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+            return num
+        _, ent, optional, text = c
+        pos = first_pos(e)
+
+        def coerce(m: Machine, L: list[Any]) -> Any:
+            xs = f(m, L)
+            if len(xs) == 1:
+                return xs[0]
+            if not xs and optional:
+                return None
+            raise RunError(pos, f"selector {text} matched {len(xs)} instances; exactly one "
+                           f"{ent} was expected")  # fmt: skip
+
+        return coerce
+
+    def expr(self, e: A.Expr) -> Ev:
+        o = self.override.get(id(e))
+        if o is not None:
+            return o
+        return self.wrap_conv(e, self._expr(e))
+
+    def _expr(self, e: A.Expr) -> Ev:
+        if isinstance(e, A.Lit):
+            v = e.value
+            return lambda m, L: v
+        if isinstance(e, A.Name):
+            return self.name(e)
+        if isinstance(e, A.Member):
+            return self.member(e)
+        if isinstance(e, A.Index):
+            obj = self.expr(e.obj)
+            idx = self.expr(e.index)
+            pos = e.pos
+
+            def index(m: Machine, L: list[Any]) -> Any:
+                xs = obj(m, L)
+                i = _check_index(idx(m, L), len(xs), pos)
+                return xs[i - 1]
+
+            return index
+        if isinstance(e, A.Call):
+            return self.call(e)
+        if isinstance(e, A.FilterMap):
+            src = self.expr(e.source)
+            body = self.expr(e.body)
+            slot = self.ann[id(e)]
+            if e.kind == "filter":
+
+                def filt(m: Machine, L: list[Any]) -> Any:
+                    out = []
+                    for x in _iterable(src(m, L)):
+                        L[slot] = x
+                        if truthy(body(m, L)):
+                            out.append(x)
+                    return tuple(out)
+
+                return filt
+
+            def mapper(m: Machine, L: list[Any]) -> Any:
+                out = []
+                for x in _iterable(src(m, L)):
+                    L[slot] = x
+                    out.append(body(m, L))
+                return tuple(out)
+
+            return mapper
+        if isinstance(e, A.Unary):
+            return self.unary(e)
+        if isinstance(e, A.Binary):
+            return self.binary(e)
+        if isinstance(e, A.Is):
+            val = self.expr(e.value)
+            match = self.pattern(e.pattern)
+            return lambda m, L: match(m, L, val(m, L))
+        if isinstance(e, A.SelectorExpr):
+            return self.selector(e.selector)
+        if isinstance(e, A.ListLit):
+            items = [self.expr(x) for x in e.items]
+            return lambda m, L: tuple(f(m, L) for f in items)
+        if isinstance(e, A.IfExpr):
+            arms = [(self.expr(a.cond) if a.cond is not None else None, self.expr(a.value))
+                    for a in e.arms]  # fmt: skip
+
+            def ifx(m: Machine, L: list[Any]) -> Any:
+                for c, v in arms:
+                    if c is None or truthy(c(m, L)):
+                        return v(m, L)
+                return None
+
+            return ifx
+        if isinstance(e, A.MatchExpr):
+            subj = self.expr(e.subject)
+            marms = [(self.pattern(a.pattern) if a.pattern is not None else None,
+                      self.expr(a.value)) for a in e.arms]  # fmt: skip
+            pos = first_pos(e.subject)
+
+            def matchx(m: Machine, L: list[Any]) -> Any:
+                v = subj(m, L)
+                for p, val in marms:
+                    if p is None or p(m, L, v):
+                        return val(m, L)
+                raise RunError(pos, f"no match arm matched value {m.display(v)}")
+
+            return matchx
+        if isinstance(e, A.NotationLit):
+            return self.notation_lit(e)
+        if isinstance(e, A.Choose):
+            raise AssertionError("choose outside a procedure statement")
+        raise AssertionError(type(e))
+
+    def name(self, e: A.Name) -> Ev:
+        info = self.ann[id(e)]
+        kind = info[0]
+        if kind == "local":
+            slot = info[1]
+            return lambda m, L: L[slot]
+        if kind == "prop":
+            prop = self.props[info[1].pid]
+            pos = e.pos
+            return lambda m, L: m.read_prop(prop, (), pos)
+        if kind == "func":
+            fv = FuncVal(info[1])
+            return lambda m, L: fv
+        if kind == "enum":
+            v = info[1]
+            return lambda m, L: v
+        if kind == "entities":
+            name = info[1]
+            return lambda m, L: m.instances[name]
+        if kind == "enumlist":
+            vals = tuple(self.sym.enums[info[1]].values.values())
+            return lambda m, L: vals
+        if kind == "boollist":
+            return lambda m, L: (False, True)
+        raise AssertionError(kind)
+
+    def member(self, e: A.Member) -> Ev:
+        info = self.ann[id(e)]
+        pos = e.pos
+        if info[0] == "enum":
+            v = info[1]
+            return lambda m, L: v
+        if info[0] == "field":
+            obj = self.expr(e.obj)
+            name = info[1]
+            return lambda m, L: obj(m, L).get(name)
+        prop = self.props[info[1].pid]
+        if info[0] == "nary":
+            assert isinstance(e.obj, A.TupleExpr)
+            parts = [self.expr(x) for x in e.obj.items]
+            return lambda m, L: m.read_prop(prop, tuple(p(m, L) for p in parts), pos)
+        obj = self.expr(e.obj)
+        if prop.kind == "fixed" and prop.pid == 0:
+            return lambda m, L: obj(m, L).index
+        if prop.kind == "fixed":
+            key_pid = prop.pid
+
+            def fixed(m: Machine, L: list[Any]) -> Any:
+                inst = obj(m, L)
+                v = m.store.get((key_pid, (inst,)), UNSET)
+                if v is UNSET:
+                    return m.read_prop(prop, (inst,), pos)
+                return v
+
+            return fixed
+        return lambda m, L: m.read_prop(prop, (obj(m, L),), pos)
+
+    # ------------------------------------------------------------ calls
+    def call(self, e: A.Call) -> Ev:
+        info = self.ann[id(e)]
+        kind = info[0]
+        pos = e.pos
+        if kind == "builtin":
+            return self.builtin(e, info[1])
+        if kind == "struct":
+            return self.struct_ctor(e, info[1])
+        if kind == "entity":
+            return self.entity_ctor(e, info[1])
+        resolve = self.call_resolver(e)
+
+        def sync(m: Machine, L: list[Any]) -> Any:
+            code, args = resolve(m, L)
+            return m.call(code, args, pos)
+
+        return sync
+
+    def call_resolver(self, e: A.Call) -> Callable[[Machine, list[Any]], tuple[Code, list[Any]]]:
+        info = self.ann[id(e)]
+        pos = e.pos
+        args = [self.expr(a.value) for a in e.args]
+        if info[0] == "value":
+            fn = self.expr(e.func) if not isinstance(e.func, A.Name) else self.name(e.func)
+            overloads = self.overloads
+
+            def resolve_value(m: Machine, L: list[Any]) -> tuple[Code, list[Any]]:
+                fv = fn(m, L)
+                vals = [a(m, L) for a in args]
+                group = [o for o in overloads.get(fv.name, []) if len(o.info.params) == len(vals)]
+                return _dispatch(m, fv.name, group, vals, pos, strict=True), vals
+
+            return resolve_value
+        name = info[1]
+        group = [o for o in self.overloads[name] if len(o.info.params) == len(args)]
+        if len(group) == 1 and not group[0].tests:
+            code = group[0].code
+
+            def resolve_one(m: Machine, L: list[Any]) -> tuple[Code, list[Any]]:
+                return code, [a(m, L) for a in args]
+
+            return resolve_one
+        multi = len(group) > 1
+
+        def resolve(m: Machine, L: list[Any]) -> tuple[Code, list[Any]]:
+            vals = [a(m, L) for a in args]
+            code = _dispatch(m, name, group, vals, pos, strict=False, trace=multi)
+            return code, vals
+
+        return resolve
+
+    def builtin(self, e: A.Call, name: str) -> Ev:
+        pos = e.pos
+        if name in B.PLACE:
+            get, put = self.place(e.args[0].value)
+            rest = [self.expr(a.value) for a in e.args[1:]]
+
+            def place_call(m: Machine, L: list[Any]) -> Any:
+                xs = get(m, L)
+                vals = [r(m, L) for r in rest]
+                try:
+                    new, result = B.call_place(name, m, xs, vals)
+                except B.BuiltinError as exc:
+                    raise RunError(pos, str(exc)) from None
+                if name == "shuffle":
+                    m.trace(pos, f"shuffle {len(xs)} elements")
+                put(m, L, new)
+                return result
+
+            return place_call
+        args = [self.expr(a.value) for a in e.args]
+
+        def builtin_call(m: Machine, L: list[Any]) -> Any:
+            vals = [a(m, L) for a in args]
+            try:
+                out = B.call_pure(name, m, vals)
+            except B.BuiltinError as exc:
+                raise RunError(pos, str(exc)) from None
+            except (OverflowError, ValueError) as exc:
+                raise RunError(pos, f"number out of range ({exc})") from None
+            if name in ("roll", "random") and m.tracing:
+                m.trace(pos, f"{name}{'(' + str(vals[0]) + ')' if name == 'roll' else ''} -> "
+                        f"{m.display(out)}")  # fmt: skip
+            return out
+
+        return builtin_call
+
+    def struct_ctor(self, e: A.Call, name: str) -> Ev:
+        info = self.sym.structs[name]
+        given = {a.name: self.expr(a.value) for a in e.args if a.name is not None}
+        order = [a.name for a in e.args if a.name is not None]
+        names = tuple(m[0] for m in info.members)
+        makers: list[Ev] = []
+        for mname, mt, default, _ in info.members:
+            if mname in given:
+                makers.append(given[mname])
+            elif default is not None:
+                makers.append(self.default_expr(default, mt))
+            elif isinstance(mt, T.StructT):
+                makers.append(self.struct_zero(mt.name))
+            else:
+                z = self.zero(mt)
+                makers.append(lambda m, L, z=z: z)
+        gidx = [names.index(n) for n in order]
+
+        def make(m: Machine, L: list[Any]) -> Any:
+            vals: list[Any] = [None] * len(names)
+            for k in gidx:  # named arguments first, left to right
+                vals[k] = makers[k](m, L)
+            for k in range(len(names)):
+                if k not in gidx:
+                    vals[k] = makers[k](m, L)
+            return StructVal(name, names, tuple(vals))
+
+        return make
+
+    def entity_ctor(self, e: A.Call, name: str) -> Ev:
+        given = [(a.name, self.expr(a.value)) for a in e.args if a.name is not None]
+        unary = [p for p in self.props if p.params == (name,) and p.kind in ("fixed", "state")]
+        pos = e.pos
+        by_name = {p.name: p for p in unary}
+
+        def create(m: Machine, L: list[Any]) -> Any:
+            vals = [(n, f(m, L)) for n, f in given]
+            inst = m.create(name)
+            gv = dict(vals)
+            for p in unary:
+                if p.name in gv:
+                    v = gv[p.name]
+                elif p.default is not None:
+                    v = p.default(m, [inst] + [None] * p.default_locals)
+                else:
+                    v = p.zero
+                if v is not UNSET:
+                    m.store[(p.pid, (inst,))] = v
+            if m.tracing:
+                shown = ", ".join(f"{n}: {m.display(v)}" for n, v in vals if n in by_name)
+                m.trace(pos, f"create {inst.ident}" + (f" ({shown})" if shown else ""))
+            return inst
+
+        return create
+
+    def notation_lit(self, e: A.NotationLit) -> Ev:
+        import re
+
+        info = self.ann[id(e)][1]
+        code = self.notation_codes[id(info.decl)]
+        rx = re.compile(info.regex)
+        mt = rx.fullmatch(e.text)
+        assert mt is not None
+        groups = [e.text] + [g if g is not None else "" for g in mt.groups()]
+        text = e.text
+        pos = e.pos
+        init: Ev
+        if isinstance(info.type, T.StructT):
+            init = self.struct_zero(info.type.name)
+        else:
+            init = lambda m, L: None  # noqa: E731
+
+        def run(m: Machine, L: list[Any]) -> Any:
+            v = m.call(code, [init(m, L), *groups], pos)
+            if v is None:
+                raise RunError(pos, f"notation '{text}' produced no value")
+            return v
+
+        return run
+
+    # ------------------------------------------------------------ operators
+    def arith(self, op: str, pos: A.Pos) -> Callable[[Any, Any], Any]:
+        if op == "+":
+
+            def add(a: Any, b: Any) -> Any:
+                return _finite(a + b, pos)
+
+            return add
+        if op == "-":
+            return lambda a, b: _finite(a - b, pos)
+        if op == "*":
+            return lambda a, b: _finite(a * b, pos)
+        if op == "/":
+
+            def div(a: Any, b: Any) -> Any:
+                if b == 0:
+                    raise RunError(pos, "division by zero")
+                try:
+                    return _finite(a / b, pos)
+                except OverflowError:
+                    raise RunError(pos, "number out of range") from None
+
+            return div
+
+        def mod(a: Any, b: Any) -> Any:
+            if b == 0:
+                raise RunError(pos, "division by zero")
+            return _finite(a % b, pos)
+
+        return mod
+
+    def unary(self, e: A.Unary) -> Ev:
+        f = self.expr(e.operand)
+        if e.op == "not":
+            return lambda m, L: not truthy(f(m, L))
+        if e.op == "-":
+            return lambda m, L: -f(m, L)
+        if e.op == "+":
+            return f
+        return lambda m, L: B.PURE_IMPL["len"](f(m, L)) if f(m, L) is not None else 0
+
+    def binary(self, e: A.Binary) -> Ev:
+        op = e.op
+        a = self.expr(e.left)
+        if op in ("==", "!="):
+            alts = e.right.alts if isinstance(e.right, A.Alt) else (e.right,)
+            bs = [self.expr(x) for x in alts]
+            neg = op == "!="
+            if len(bs) == 1:
+                b0 = bs[0]
+                return lambda m, L: values_equal(a(m, L), b0(m, L)) != neg
+
+            def eq_any(m: Machine, L: list[Any]) -> bool:
+                v = a(m, L)
+                return any(values_equal(v, b(m, L)) for b in bs) != neg
+
+            return eq_any
+        b = self.expr(e.right)
+        if op == "and":
+            return lambda m, L: truthy(a(m, L)) and truthy(b(m, L))
+        if op == "or":
+            return lambda m, L: truthy(a(m, L)) or truthy(b(m, L))
+        if op in ("+", "-", "*", "/", "%"):
+            f = self.arith(op, e.pos)
+            return lambda m, L: f(a(m, L), b(m, L))
+        if op == "<":
+            return lambda m, L: _ord(a(m, L)) < _ord(b(m, L))
+        if op == "<=":
+            return lambda m, L: _ord(a(m, L)) <= _ord(b(m, L))
+        if op == ">":
+            return lambda m, L: _ord(a(m, L)) > _ord(b(m, L))
+        if op == ">=":
+            return lambda m, L: _ord(a(m, L)) >= _ord(b(m, L))
+        if op == "..":
+            return lambda m, L: tuple(range(a(m, L), b(m, L) + 1))
+        if op == "&":
+            return lambda m, L: make_multi(multi_members(a(m, L)) + multi_members(b(m, L)))
+        if op == "in":
+
+            def contains(m: Machine, L: list[Any]) -> bool:
+                x, ys = a(m, L), b(m, L)
+                if isinstance(ys, str):
+                    return x in ys
+                if isinstance(ys, tuple):
+                    return any(values_equal(x, y) for y in ys)
+                return x in multi_members(ys)
+
+            return contains
+        raise AssertionError(op)
+
+    # ------------------------------------------------------------ patterns and selectors
+    def pattern(self, p: A.Pattern) -> Callable[[Machine, list[Any], Any], bool]:
+        """A matcher `f(m, locals, value) -> bool` (values evaluated at each test)."""
+        leaves, test = self.pattern_parts(p)
+
+        def match(m: Machine, L: list[Any], v: Any) -> bool:
+            return test(m, v, [f(m, L) for f in leaves])
+
+        return match
+
+    def pattern_parts(
+        self, p: A.Pattern, base: int = 0
+    ) -> tuple[list[Ev], Callable[[Machine, Any, Sequence[Any]], bool]]:
+        """Leaf value closures and a tester over the evaluated leaves (offsets from base)."""
+        if isinstance(p, A.PAlt):
+            leaves: list[Ev] = []
+            tests = []
+            for alt in p.alts:
+                lv, t = self.pattern_parts(alt, base + len(leaves))
+                leaves += lv
+                tests.append(t)
+            return leaves, lambda m, v, vals: any(t(m, v, vals) for t in tests)
+        if isinstance(p, A.PNot):
+            lv, t = self.pattern_parts(p.inner, base)
+            return lv, lambda m, v, vals: not t(m, v, vals)
+        if isinstance(p, A.PNone):
+            return [], lambda m, v, vals: v is None
+        if isinstance(p, A.PAny):
+            return [], lambda m, v, vals: True
+        if isinstance(p, A.PRange):
+            k = base
+
+            def in_range(m: Machine, v: Any, vals: Sequence[Any]) -> bool:
+                return isinstance(v, int) and not isinstance(v, bool) and (
+                    vals[k] <= v <= vals[k + 1]
+                )
+
+            return [self.expr(p.lo), self.expr(p.hi)], in_range
+        if isinstance(p, A.PType):
+            t = self.ann[id(p)]
+            if isinstance(p.type, A.TSel) or (
+                isinstance(p.type, A.TSuffix) and isinstance(_selector_of(p.type), A.Selector)
+            ):
+                sel = _selector_of(p.type)
+                assert sel is not None
+                tester = self.sel_tester(sel, T.contains_none(t))
+                return [], lambda m, v, vals: (
+                    isinstance(v, Inst) and v.type_name == sel.entity and tester(m, v)
+                ) or (v is None and T.contains_none(t))
+            check = type_test(t)
+            return [], lambda m, v, vals: check(v)
+        k = base
+        return [self.expr(p.value)], lambda m, v, vals: is_superset(v, vals[k]) if v is not None \
+            else vals[k] is None  # fmt: skip
+
+    def selector_entries(
+        self, sel: A.Selector
+    ) -> tuple[list[Ev], Callable[[Machine, Any, Sequence[Any]], bool]]:
+        leaves: list[Ev] = []
+        tests: list[Callable[[Machine, Any, Sequence[Any]], bool]] = []
+        for en in sel.entries:
+            info = self.ann[id(en)]
+            prop = self.props[info.pid]
+            pos = en.pos
+
+            def read(m: Machine, inst: Any, prop: Prop = prop, pos: A.Pos = pos) -> Any:
+                if prop.pid == 0:
+                    return inst.index
+                v = m.store.get((prop.pid, (inst,)), UNSET)
+                return v if v is not UNSET else m.read_prop(prop, (inst,), pos)
+
+            if en.op == "true":
+                tests.append(lambda m, x, vals, read=read: read(m, x) is True)
+            elif en.op == "false":
+                tests.append(lambda m, x, vals, read=read: read(m, x) is False)
+            elif en.op == "pat":
+                assert en.pattern is not None
+                lv, t = self.pattern_parts(en.pattern, len(leaves))
+                leaves += lv
+                tests.append(lambda m, x, vals, read=read, t=t: t(m, read(m, x), vals))
+            else:
+                assert en.value is not None
+                k = len(leaves)
+                leaves.append(self.expr(en.value))
+                cmp = _COMPARE[en.op]
+                tests.append(lambda m, x, vals, read=read, k=k, cmp=cmp: cmp(read(m, x), vals[k]))
+
+        def test(m: Machine, x: Any, vals: Sequence[Any]) -> bool:
+            for t in tests:
+                if not t(m, x, vals):
+                    return False
+            return True
+
+        return leaves, test
+
+    def selector(self, sel: A.Selector) -> Ev:
+        leaves, test = self.selector_entries(sel)
+        ent = sel.entity
+        static = all(self.ann[id(en)].kind == "fixed" for en in sel.entries if id(en) in self.ann)
+        key_id = id(sel)
+
+        def select(m: Machine, L: list[Any]) -> Any:
+            vals = [f(m, L) for f in leaves]
+            if static:
+                key = (key_id, *vals)
+                try:
+                    hit = m.selector_cache.get(key)
+                except TypeError:
+                    hit = None
+                    key = None  # type: ignore[assignment]
+                if hit is not None:
+                    return hit
+                out = tuple(x for x in m.instances[ent] if test(m, x, vals))
+                if key is not None:
+                    m.selector_cache[key] = out
+                return out
+            return tuple(x for x in m.instances[ent] if test(m, x, vals))
+
+        return select
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": values_equal,
+    "!=": lambda a, b: not values_equal(a, b),
+    "<=": lambda a, b: a is not None and b is not None and _ord(a) <= _ord(b),
+    ">=": lambda a, b: a is not None and b is not None and _ord(a) >= _ord(b),
+}
+
+
+def type_test(t: T.Type) -> Callable[[Any], bool]:
+    """A run-time membership test for a static type (type patterns)."""
+    if t == T.ANY:
+        return lambda v: True
+    if isinstance(t, T.UnionT):
+        tests = [type_test(m) for m in t.members]
+        return lambda v: any(f(v) for f in tests)
+    if t == T.NONE:
+        return lambda v: v is None
+    if t == T.INT:
+        return lambda v: isinstance(v, int) and not isinstance(v, bool)
+    if t == T.NUM:
+        return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if t == T.BOOL:
+        return lambda v: isinstance(v, bool)
+    if t == T.STR:
+        return lambda v: isinstance(v, str)
+    if isinstance(t, T.EnumT):
+        return lambda v: isinstance(v, EnumVal) and v.enum == t.name
+    if isinstance(t, T.MultiT):
+        enums = T.enums_of(t.inner) or set()
+        return lambda v: (isinstance(v, EnumVal) and v.enum in enums) or (
+            isinstance(v, frozenset) and all(x.enum in enums for x in v)
+        )
+    if isinstance(t, T.EntityT):
+        return lambda v: isinstance(v, Inst) and v.type_name == t.name
+    if isinstance(t, T.StructT):
+        return lambda v: isinstance(v, StructVal) and v.type_name == t.name
+    if isinstance(t, T.ListT):
+        inner = type_test(t.elem)
+        return lambda v: isinstance(v, tuple) and all(inner(x) for x in v)
+    if t in (T.FUNCTION, T.PROCEDURE):
+        return lambda v: isinstance(v, FuncVal)
+    return lambda v: False
+
+
+def _dispatch(
+    m: Machine, name: str, group: list[Overload], vals: list[Any], pos: A.Pos, *,
+    strict: bool, trace: bool = False,
+) -> Code:  # fmt: skip
+    """§7.4: the least applicable overload (group is sorted most specific first)."""
+    applicable = [o for o in group if all(t(m, vals[i]) for i, t in o.tests)]
+    if not applicable:
+        raise RunError(pos, f"no overload of '{name}' accepts these arguments")
+    best = applicable[0]
+    if strict and len(applicable) > 1 and applicable[1].rank == best.rank:
+        raise RunError(pos, f"ambiguous call to '{name}'")
+    if trace and m.tracing:
+        m.trace(pos, f"call {name} -> line {best.info.decl.pos[0]} {best.label}")
+    return best.code
+
+
+def _check_index(i: Any, n: int, pos: A.Pos) -> int:
+    if not isinstance(i, int) or not 1 <= i <= n:
+        raise RunError(pos, f"list index {i} out of range 1..{n}")
+    return i
+
+
+def _iterable(v: Any) -> tuple[Any, ...]:
+    if isinstance(v, tuple):
+        return v
+    if isinstance(v, str):
+        return tuple(v)
+    if v is None:
+        return ()
+    return tuple(multi_members(v))
+
+
+def _reader(slot: int) -> Ev:
+    return lambda m, L: L[slot]
+
+
+def _selector_of(t: A.TypeExpr) -> A.Selector | None:
+    while isinstance(t, A.TSuffix):
+        t = t.inner
+    return t.selector if isinstance(t, A.TSel) else None
+
+
+def _sig(sym: Symbols, f: FuncInfo) -> str:
+    from esochess.gambit.checker import _signature
+
+    return _signature(sym, f)
+
+
+def _children(e: Any) -> list[Any]:
+    """Direct sub-expressions in evaluation order (for lowering)."""
+    if isinstance(e, A.Call):
+        kids = [] if isinstance(e.func, A.Name) else [e.func]
+        return kids + [a.value for a in e.args]
+    if isinstance(e, A.Choose):
+        return [x for x in (e.player, e.k, e.prompt, e.options) if x is not None]
+    if isinstance(e, (A.Binary,)):
+        return [e.left, e.right]
+    if isinstance(e, A.Unary):
+        return [e.operand]
+    if isinstance(e, A.Member):
+        return list(e.obj.items) if isinstance(e.obj, A.TupleExpr) else [e.obj]
+    if isinstance(e, A.Index):
+        return [e.obj, e.index]
+    if isinstance(e, A.ListLit):
+        return list(e.items)
+    if isinstance(e, A.Is):
+        return [e.value]
+    if isinstance(e, A.FilterMap):
+        return [e.source]
+    if isinstance(e, A.IfExpr):
+        return [x for a in e.arms for x in ((a.cond, a.value) if a.cond is not None else (a.value,))]
+    if isinstance(e, A.MatchExpr):
+        return [e.subject] + [a.value for a in e.arms]
+    if isinstance(e, A.Alt):
+        return list(e.alts)
+    return []
