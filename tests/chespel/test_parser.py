@@ -150,9 +150,17 @@ def test_loops() -> None:
         ),
         ("\tif (c) 3;\n", "3:9: error: an inline if may only contain a score statement"),
         ("\tfoo;\n", "3:2: error: expected a statement, found 'foo'"),
+        ("\tlet x 3;\n", "3:8: error: expected '=', found '3'"),
+        ("\tscore f(1,);\n", "3:12: error: expected an expression, found ')'"),
     ],
 )
 def test_syntax_errors(body: str, message: str) -> None:
     with pytest.raises(SourceError) as info:
         parse("F", "module evaluation\nrule r:\n" + body)
     assert info.value.header() == "F:" + message
+
+
+def test_missing_colon_after_a_rule_name_is_not_an_inline_if_error() -> None:
+    with pytest.raises(SourceError) as info:
+        parse("F", "module evaluation\nrule r\n\tscore 1;\n")
+    assert info.value.header() == "F:3:8: error: expected ':', found '1'"

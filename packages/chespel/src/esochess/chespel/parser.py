@@ -129,7 +129,9 @@ def _syntax_error(path: str, text: str, exc: lark.exceptions.UnexpectedToken) ->
     else:
         line, column = token.line or 1, token.column or 1
         found = describe_token(token)
-    if "SCORE" in expected and "COLON" in expected:
+    # Only right after an if condition are both ':' and 'score' valid (a rule header
+    # also takes 'score' as a name word, but then takes any other word too).
+    if "SCORE" in expected and "COLON" in expected and "IDENT" not in expected:
         return _error(path, text, line, column, "an inline if may only contain a score statement")
     message = f"expected {_describe_expected(expected)}, found {found}"
     return _error(path, text, line, column, message)
