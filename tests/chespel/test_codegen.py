@@ -7,11 +7,10 @@ import ast as pyast
 import random
 
 import chess
+from esochess.chespel.codegen import CodegenError, mangle, program_name
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_eval_support import S, example, generated, program, score, verbose
-
-from esochess.chespel.codegen import CodegenError, mangle, program_name
 
 POSITIONAL = example("positional.chp")
 FULL = example("full.chp")

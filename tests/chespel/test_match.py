@@ -6,9 +6,6 @@ import sys
 
 import chess
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from esochess.chespel.match import (
     DEFAULT_OPENINGS,
     EngineSpec,
@@ -19,6 +16,8 @@ from esochess.chespel.match import (
     parse_tc,
     read_openings,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def result_of(scores: list[float]) -> MatchResult:

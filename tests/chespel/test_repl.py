@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import chess
-from test_eval_support import E4, KW, M1, MT, START_BOARD, ST, example, program, repl
+from test_eval_support import E4, KW, M1, MT, ST, START_BOARD, example, program, repl
 
 FAST = "module search\nmaxDepth = 2\n"
 MATERIAL_TEXT = "sym rule material:\n\tpiece p with p.player == me:\n\t\tscore p.value;\n"

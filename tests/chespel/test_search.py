@@ -1,0 +1,136 @@
+"""The search (§11): mates, draws, quiescence, limits, determinism, move choice."""
+
+from __future__ import annotations
+
+import threading
+
+import chess
+import pytest
+from esochess.chespel.runtime.engine import Engine, Game
+from esochess.chespel.runtime.search import (
+    MATE,
+    Limits,
+    Searcher,
+    _from_tt,
+    _to_tt,
+    mate_in,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_eval_support import M1, example, program
+
+MATERIAL = example("material.chp")
+NO_QUIESCENCE = program("module search\nquiescence = false\nmodule evaluation\n"
+                        "sym rule material:\n\tpiece p with p.player == me:\n\t\tscore p.value;\n")
+
+
+def search(fen: str, depth: int, prog: object = MATERIAL, **kw: object) -> object:
+    board = chess.Board(fen)
+    searcher = Searcher(prog)  # type: ignore[arg-type]
+    return searcher.search(board, 0, [], Limits(depth=depth, **kw))  # type: ignore[arg-type]
+
+
+def test_mate_in_one() -> None:
+    result = search(M1, 2)
+    assert result.move == chess.Move.from_uci("h5f7")  # type: ignore[attr-defined]
+    assert result.score == MATE - 1  # type: ignore[attr-defined]
+    assert mate_in(result.score) == 1  # type: ignore[attr-defined]
+
+
+def test_mate_in_two() -> None:
+    # 1.Kb6 Kb8 2.Rh8# (1.Rh8+ Ka7 escapes)
+    fen = "k7/8/2K5/8/8/8/8/7R w - - 0 1"
+    result = search(fen, 4)
+    assert mate_in(result.score) == 2  # type: ignore[attr-defined]
+
+
+def test_quiescence_sees_the_recapture() -> None:
+    # Qxd5 wins a pawn at depth 1 but loses the queen to exd5.
+    fen = "4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1"
+    greedy = search(fen, 1, NO_QUIESCENCE)
+    careful = search(fen, 1)
+    assert greedy.move == chess.Move.from_uci("d1d5")  # type: ignore[attr-defined]
+    assert careful.move != chess.Move.from_uci("d1d5")  # type: ignore[attr-defined]
+
+
+def test_fifty_move_rule_draws() -> None:
+    # White is a queen up, but the next move reaches the fifty-move limit.
+    fen = "4k3/8/8/8/8/8/8/3QK3 w - - 99 80"
+    assert search(fen, 2).score == 0  # type: ignore[attr-defined]
+
+
+def test_repetition_in_game_history_draws() -> None:
+    prog = MATERIAL
+    board = chess.Board("7k/8/8/8/8/8/q7/K7 w - - 0 1")  # White is lost on material
+    game = Game.start(board)
+    # shuffle the king so that Ka1->b1 would repeat the earlier position
+    for uci in ("a1b1", "a2a3", "b1a1", "a3a2"):
+        game.push(chess.Move.from_uci(uci))
+    engine = Engine(prog, lambda message: None)
+    choice = engine.choose(game, Limits(depth=2))
+    # repeating the position scores 0, better than any other move
+    assert choice.result is not None and choice.result.score == 0
+
+
+def test_node_limit_and_stop() -> None:
+    board = chess.Board()
+    searcher = Searcher(MATERIAL)
+    result = searcher.search(board, 0, [], Limits(nodes=300))
+    assert 300 <= result.nodes < 400 and result.move in board.legal_moves
+    stop = threading.Event()
+    stop.set()
+    stopped = searcher.search(board, 0, [], Limits(infinite=True), stop=stop)
+    assert stopped.move in board.legal_moves and stopped.depth == 0
+
+
+def test_determinism_at_fixed_depth() -> None:
+    positional = example("positional.chp")
+    fen = "rn2kbnr/pp2pppp/2p5/q4b2/3P4/2N2N2/PPP2PPP/R1BQKB1R w KQkq - 2 6"
+    first, second = search(fen, 3, positional), search(fen, 3, positional)
+    assert (first.move, first.score, first.nodes) == (  # type: ignore[attr-defined]
+        second.move, second.score, second.nodes)  # type: ignore[attr-defined]
+
+
+def test_only_move_is_played_without_search() -> None:
+    game = Game.start(chess.Board("7k/8/6K1/8/8/8/8/R7 b - - 0 1"))  # only Kg8
+    engine = Engine(MATERIAL, lambda message: None)
+    choice = engine.choose(game, Limits(budget=1.0))
+    assert choice.result is None and choice.move == chess.Move.from_uci("h8g8")
+    searched = engine.choose(game, Limits(depth=2))  # `go depth` searches normally (§11.1)
+    assert searched.result is not None and searched.move == chess.Move.from_uci("h8g8")
+
+
+def test_iteration_callback_and_pv_legality() -> None:
+    board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    seen = []
+    Searcher(MATERIAL).search(board, 0, [], Limits(depth=3), on_iteration=seen.append)
+    assert [it.depth for it in seen] == [1, 2, 3]
+    for iteration in seen:
+        copy = board.copy()
+        for move in iteration.pv:
+            assert move in copy.legal_moves
+            copy.push(move)
+
+
+@pytest.mark.parametrize("score", [MATE - 3, -(MATE - 4), 1234, -10_000_000])
+def test_tt_mate_scores_are_relative(score: int) -> None:
+    for ply in (0, 1, 7):
+        assert _from_tt(_to_tt(score, ply), ply) == score
+
+
+@settings(deadline=None, max_examples=15)
+@given(st.integers(0, 10**6))
+def test_search_returns_a_legal_move(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    board = chess.Board()
+    for _ in range(rng.randrange(0, 40)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    if board.is_game_over():
+        return
+    result = Searcher(MATERIAL).search(board, 0, [], Limits(depth=1))
+    assert result.move in board.legal_moves
