@@ -25,6 +25,8 @@ DEFAULT_OPENINGS = (
 )
 GRACE = 1.0
 """Seconds an engine may exceed its move time before it forfeits (§12.4)."""
+STARTUP = 30.0
+"""Seconds an engine has to answer `uciok` (a .chp program is compiled first)."""
 
 
 class MatchError(Exception):
@@ -165,9 +167,10 @@ class _Player:
     def start(self) -> None:
         try:
             self.engine = chess.engine.SimpleEngine.popen_uci(
-                list(self.spec.command), timeout=self.timeout or 10.0, stderr=None)
+                list(self.spec.command), timeout=STARTUP, stderr=None)
         except (OSError, chess.engine.EngineError, TimeoutError) as exc:
-            raise MatchError(f"cannot start engine {' '.join(self.spec.command)}: {exc}") from None
+            reason = str(exc) or type(exc).__name__
+            raise MatchError(f"cannot start engine {' '.join(self.spec.command)}: {reason}") from None
         self.engine.timeout = self.timeout
         for key, value in self.spec.options:
             self.engine.configure({key: value})
