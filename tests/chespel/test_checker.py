@@ -67,16 +67,7 @@ def _library_program() -> str:
 
 
 def _walk(node: object) -> list[ast.Expr]:
-    found: list[ast.Expr] = []
-    if isinstance(node, ast.Expr):
-        found.append(node)
-    if isinstance(node, (list, tuple)):
-        for item in node:
-            found.extend(_walk(item))
-    elif hasattr(node, "__dataclass_fields__"):
-        for name in node.__dataclass_fields__:
-            found.extend(_walk(getattr(node, name)))
-    return found
+    return list(ast.walk_expressions(node))
 
 
 def test_every_builtin_and_alias_type_checks() -> None:

@@ -59,16 +59,7 @@ def mutated(draw: st.DrawFn) -> str:
 
 
 def _walk(node: object) -> list[ast.Expr]:
-    found: list[ast.Expr] = []
-    if isinstance(node, ast.Expr):
-        found.append(node)
-    if isinstance(node, tuple):
-        for item in node:
-            found.extend(_walk(item))
-    elif hasattr(node, "__dataclass_fields__"):
-        for name in node.__dataclass_fields__:
-            found.extend(_walk(getattr(node, name)))
-    return found
+    return list(ast.walk_expressions(node))
 
 
 @settings(deadline=None, max_examples=250, suppress_health_check=[HealthCheck.too_slow])

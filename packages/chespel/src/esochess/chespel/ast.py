@@ -23,7 +23,8 @@ How to read it (for the checker and the back end):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields, is_dataclass
 
 
 @dataclass(frozen=True, order=True)
@@ -276,3 +277,16 @@ class Program:
             if module.kind == kind:
                 return module
         return None
+
+
+def walk_expressions(node: object) -> Iterator[Expr]:
+    """Every expression inside `node` (a Program, Module, Rule, statement or Expr),
+    outermost first, in source order."""
+    if isinstance(node, Expr):
+        yield node
+    if isinstance(node, tuple):
+        for item in node:
+            yield from walk_expressions(item)
+    elif is_dataclass(node) and not isinstance(node, (Pos, type)):
+        for item in fields(node):
+            yield from walk_expressions(getattr(node, item.name))

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TypeVar
 
 import chess
 from esochess.chespel import ast
@@ -158,6 +159,9 @@ class CheckResult:
         return self.calls.get(id(node))
 
 
+_Item = TypeVar("_Item", ast.Module, ast.Rule, ast.Parameter, ast.OpeningRule)
+
+
 @dataclass
 class _Var:
     name: str
@@ -239,19 +243,24 @@ class _Checker:
             SourceError(self.path, pos.line, pos.column, message, severity="warning")
         )
 
+    def once(
+        self, seen: dict[str, _Item], key: str, item: _Item, message: str, pos: ast.Pos | None = None
+    ) -> bool:
+        """Record `item` under `key`; if already there, report `message (first at line N)`."""
+        earlier = seen.get(key)
+        if earlier is None:
+            seen[key] = item
+            return True
+        self.error(pos or item.pos, f"{message} (first at line {earlier.pos.line})")
+        return False
+
     # ---- program level
     def run(self) -> CheckResult:
         seen: dict[str, ast.Module] = {}
         rule_names: dict[str, ast.Rule] = {}
         for module in self.program.modules:
             first = seen.get(module.kind)
-            if first is not None:
-                self.error(
-                    module.pos,
-                    f"module '{module.kind}' is defined twice (first at line {first.pos.line})",
-                )
-            else:
-                seen[module.kind] = module
+            self.once(seen, module.kind, module, f"module '{module.kind}' is defined twice")
             if module.kind in _PARAMETERS:
                 self.parameters(module, first is None)
             if module.kind == "opening":
@@ -259,14 +268,8 @@ class _Checker:
             if module.kind == "evaluation" and not module.rules and first is None:
                 self.warning(module.name_pos, "module 'evaluation' has no rules")
             for rule in module.rules:
-                earlier = rule_names.get(rule.name)
-                if earlier is not None:
-                    self.error(
-                        rule.name_pos,
-                        f"rule '{rule.name}' is defined twice (first at line {earlier.pos.line})",
-                    )
-                else:
-                    rule_names[rule.name] = rule
+                message = f"rule '{rule.name}' is defined twice"
+                self.once(rule_names, rule.name, rule, message, rule.name_pos)
                 self.rule(rule)
         if "evaluation" not in seen:
             self.error(ast.Pos(1, 1), "missing mandatory module 'evaluation'")
@@ -286,14 +289,8 @@ class _Checker:
                     param.pos, f"unknown parameter '{param.name}' for module {module.kind}"
                 )
                 continue
-            earlier = seen.get(param.name)
-            if earlier is not None:
-                self.error(
-                    param.pos,
-                    f"parameter '{param.name}' is set twice (first at line {earlier.pos.line})",
-                )
+            if not self.once(seen, param.name, param, f"parameter '{param.name}' is set twice"):
                 continue
-            seen[param.name] = param
             value = self.parameter_value(param, spec)
             if value is not None and primary:
                 values[param.name] = value
@@ -329,15 +326,8 @@ class _Checker:
             if origin is None:
                 continue
             key = position_key(origin)
-            earlier = seen.get(key)
-            if earlier is not None:
-                self.error(
-                    rule.pos,
-                    "duplicate opening rule for this position "
-                    f"(first at line {earlier.pos.line})",
-                )
+            if not self.once(seen, key, rule, "duplicate opening rule for this position"):
                 continue
-            seen[key] = rule
             if destination is None:
                 continue
             target = position_key(destination)

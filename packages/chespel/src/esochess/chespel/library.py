@@ -35,7 +35,7 @@ List classes are handled by the checker (own List methods first, then lifting, Â
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from esochess.chespel.classes import NUMERIC, ORDERABLE, Base, Class, ListOf, parse_class
 
@@ -290,21 +290,7 @@ def _with_keys(table: tuple[Entry, ...]) -> tuple[Entry, ...]:
         count = seen.get((owner, entry.name), 0)
         seen[(owner, entry.name)] = count + 1
         key = f"{owner}.{entry.name}" + (f"/{entry.arity}" if count else "")
-        out.append(
-            Entry(
-                entry.receiver,
-                entry.name,
-                entry.params,
-                entry.returns,
-                entry.cost,
-                entry.core,
-                entry.aliases,
-                entry.element,
-                entry.on_empty,
-                entry.ranges,
-                key,
-            )
-        )
+        out.append(replace(entry, key=key))
     return tuple(out)
 
 
