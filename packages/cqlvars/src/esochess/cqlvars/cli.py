@@ -5,30 +5,27 @@ This is the only module that prints or exits.
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import sys
 import time
 import traceback
-from collections.abc import Iterator
 from importlib import metadata
 from typing import IO, NoReturn
 
 import chess
 import click
-
+from esochess.cqlvars import distributed, pgnio
 from esochess.cqlvars.engine import (
     CompiledQuery,
-    GameInput,
     GameOutcome,
     RunOptions,
     compile_query,
-    read_games,
-    run_games,
 )
 from esochess.cqlvars.output import atomic_output, statistics_line
+from esochess.cqlvars.parallel import EngineWorker, QueryJob, default_jobs, evaluate
 from esochess.cqlvars.parser import QueryError
+from esochess.cqlvars.progress import Progress
 from esochess.fen import SourceError, caret_line, source_line_at
 
 USAGE = "usage: cql [OPTIONS] QUERY.cql [PGN ...]"
@@ -80,35 +77,13 @@ def parse_range(text: str, option: str, minimum: int = 1) -> tuple[int, int | No
     return low, high
 
 
-def _open_inputs(paths: list[str]) -> list[tuple[str, str]]:
-    """Read every input file up front so a missing file is a usage error before work."""
-    texts: list[tuple[str, str]] = []
+def _check_inputs(paths: list[str]) -> None:
+    """A missing or unreadable input is a usage error, before any work (§1.3)."""
     for path in paths:
-        if path == "-":
-            data = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
-        else:
-            try:
-                with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-                    data = handle.read()
-            except OSError as exc:
-                usage_error(f"cannot read {path}: {exc.strerror}")
-        texts.append((path, data))
-    return texts
-
-
-def _games(texts: list[tuple[str, str]]) -> Iterator[GameInput]:
-    number = 1
-    for path, data in texts:
-        for game in read_games(path, io.StringIO(data), number):
-            number = game.number + 1
-            yield game
-
-
-def _in_range(number: int, rng: tuple[int, int | None] | None) -> bool:
-    if rng is None:
-        return True
-    low, high = rng
-    return number >= low and (high is None or number <= high)
+        try:
+            pgnio.check_readable(path)
+        except pgnio.InputError as exc:
+            usage_error(f"cannot read {exc}")
 
 
 @click.command(
@@ -123,6 +98,7 @@ def _in_range(number: int, rng: tuple[int, int | None] | None) -> bool:
 @click.option("--matchcount", help="Required number of matched positions: N, LO-HI or LO-.")
 @click.option("-j", "--jobs", type=int, default=None, help="Number of worker processes.")
 @click.option("--progress", is_flag=True, help="Show progress on stderr.")
+@click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster (tcp://HOST:PORT).")
 @click.option("--quiet", is_flag=True, help="Suppress the automatic match comment.")
 @click.option("--silent", is_flag=True, help="Suppress every comment cql adds.")
 @click.option("--variations", is_flag=True, help="Positions inside variations are in scope.")
@@ -137,6 +113,7 @@ def main(
     matchcount: str | None,
     jobs: int | None,
     progress: bool,
+    scheduler: str | None,
     quiet: bool,
     silent: bool,
     variations: bool,
@@ -146,7 +123,10 @@ def main(
     """Entry point of the `cql` console script."""
     try:
         _main(query, pgn, output, gamenumber, matchcount, jobs, quiet, silent, variations,
-              limit, assigns)  # fmt: skip
+              limit, assigns, progress, scheduler)  # fmt: skip
+    except distributed.DistributedError as exc:
+        click.echo(f"cql: error: {exc.message}", err=True)
+        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
     except SystemExit:
@@ -170,6 +150,8 @@ def _main(
     variations: bool,
     limit: int | None,
     assigns: tuple[str, ...],
+    progress: bool = False,
+    scheduler: str | None = None,
 ) -> None:
     started = time.monotonic()
     if jobs is not None and jobs < 1:
@@ -205,22 +187,49 @@ def _main(
         game_range = header.gamenumber
     if output is None:
         output = header.output or os.path.basename(query).removesuffix(".cql") + "-out.pgn"
-    if compiled.uses_persistent and (jobs or 1) > 1:
+    workers = jobs if jobs is not None else default_jobs()
+    if scheduler is not None:
+        if "-" in inputs:
+            usage_error("--scheduler cannot be combined with standard input")
+        if compiled.reducible_error is not None:
+            usage_error(compiled.reducible_error)
+        distributed.require_distributed()
+        if jobs is not None:
+            click.echo("cql: note: --jobs is ignored with --scheduler", err=True)
+        workers = 1
+    elif compiled.uses_persistent and workers > 1:
         click.echo("cql: note: running in a single process (persistent variables)", err=True)
-    elif "-" in inputs and (jobs or 1) > 1:
+        workers = 1
+    elif "-" in inputs and workers > 1:
         click.echo("cql: note: running in a single process (standard input)", err=True)
-    texts = _open_inputs(inputs)
+        workers = 1
+    _check_inputs(inputs)
     if output != "-":
         directory = os.path.dirname(os.path.abspath(output))
         if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
             usage_error(f"cannot write {output}")
     report_to = sys.stderr if output == "-" else sys.stdout
-    _run(compiled, texts, output, game_range, limit, report_to, started)
+    bar = None
+    if progress or sys.stderr.isatty():
+        sizes = [pgnio.input_size(path) for path in inputs]
+        bar = Progress(sys.stderr, tty=sys.stderr.isatty(), sizes=sizes)
+    job = QueryJob(query, source, tuple(assignments.items()), options)
+    client = distributed.connect(scheduler) if scheduler is not None else None
+    try:
+        _run(compiled, job, inputs, workers, client, bar, output, game_range, limit,
+             report_to, started)  # fmt: skip
+    finally:
+        if client is not None:
+            client.close()
 
 
 def _run(
     compiled: CompiledQuery,
-    texts: list[tuple[str, str]],
+    job: QueryJob,
+    inputs: list[str],
+    workers: int,
+    client: object,
+    bar: Progress | None,
     output: str,
     game_range: tuple[int, int | None] | None,
     limit: int | None,
@@ -231,15 +240,23 @@ def _run(
     read = matched = errors = 0
     sorted_output = bool(compiled.header.sort_matchcount or compiled.checked.sorts)
     kept: list[GameOutcome] = []
-    wanted = (game for game in _games(texts) if _in_range(game.number, game_range))
+    first, last = game_range if game_range is not None else (1, None)
+    totals: dict[str, int] = {}
+    outcomes = evaluate(
+        job, inputs, jobs=workers, client=client, first=first, last=last, progress=bar,
+        worker=EngineWorker(compiled, state), totals=totals,
+    )
 
-    def emit(line: str) -> None:
-        report_to.write(line + "\n")
-        report_to.flush()
+    def emit(line: str, err: bool = False) -> None:
+        if bar is not None:
+            bar.close()  # erase the progress line first; it repaints on the next tick
+        stream = sys.stderr if err else report_to
+        stream.write(line + "\n")
+        stream.flush()
 
     try:
         with atomic_output(output) as handle:
-            for outcome in run_games(compiled, wanted, state):
+            for outcome in outcomes:
                 read += 1
                 for line in outcome.messages:
                     emit(line)
@@ -247,7 +264,7 @@ def _run(
                     raise outcome.runtime_error
                 if outcome.error is not None:
                     errors += 1
-                    click.echo(outcome.error, err=True)
+                    emit(outcome.error, err=True)
                 if outcome.matched and outcome.pgn is not None:
                     matched += 1
                     if sorted_output:
@@ -260,11 +277,20 @@ def _run(
                 assert outcome.pgn is not None
                 handle.write(outcome.pgn)
     except SourceError as err:
-        click.echo(render_error(err, compiled.source), err=True)
+        emit(render_error(err, compiled.source), err=True)
+        sys.exit(1)
+    except pgnio.InputError as exc:
+        emit(f"cql: error: {exc}", err=True)
         sys.exit(1)
     except OSError as exc:
         click.echo(f"cql: error: cannot write {output}: {exc.strerror}", err=True)
         sys.exit(1)
+    finally:
+        outcomes.close()  # stop outstanding partitions (e.g. after --limit)
+    if bar is not None:
+        bar.close()
+    if client is not None:
+        state.add_sums(totals)
     for line in state.persistent_lines():
         emit(line)
     emit(statistics_line(read, matched, errors, time.monotonic() - started))

@@ -15,13 +15,22 @@ import pickle
 import signal
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from esochess.cqlvars import pgnio
+from esochess.cqlvars.engine import (
+    CompiledQuery,
+    GameInput,
+    GameOutcome,
+    RunOptions,
+    RunState,
+    compile_query,
+    run_game,
+)
 from esochess.cqlvars.pgnio import GameText, Partition
 from esochess.cqlvars.progress import Progress
 
@@ -239,7 +248,7 @@ def evaluate(
     progress: Progress | None = None,
     worker: GameWorker[OutcomeT] | None = None,
     totals: dict[str, int] | None = None,
-) -> Iterator[OutcomeT]:
+) -> Generator[OutcomeT, None, None]:
     """Evaluate every game of `paths` (within `[first, last]`); yield outcomes in game order.
 
     `client` (a connected `distributed.Client`) runs the partitions on a cluster;
@@ -286,3 +295,44 @@ def _counted(parts: Iterator[Partition], progress: Progress | None) -> Iterator[
         yield part
     if progress is not None:
         progress.scan_finished(total)
+
+
+@dataclass(frozen=True)
+class QueryJob:
+    """What a worker needs to rebuild the compiled query: plain, picklable values.
+
+    Calling it compiles the query (once per worker process, in the pool initializer, or
+    once per Dask worker thread) and returns an `EngineWorker`.
+    """
+
+    path: str
+    text: str
+    assignments: tuple[tuple[str, str], ...]
+    options: RunOptions
+
+    def __call__(self) -> EngineWorker:
+        """Compile the query and return a worker with fresh persistent state."""
+        return EngineWorker(compile_query(self.path, self.text, dict(self.assignments),
+                                          self.options))
+
+
+class EngineWorker:
+    """Runs the engine on one game at a time; the `GameWorker` the drivers use."""
+
+    def __init__(self, compiled: CompiledQuery, state: RunState | None = None) -> None:
+        self.compiled = compiled
+        self.state = state if state is not None else compiled.new_state()
+        self._sums = compiled.uses_persistent
+
+    def run_game(self, game: GameText) -> GameOutcome:
+        """Evaluate one game (spec §2.5)."""
+        return run_game(
+            self.compiled, GameInput(game.number, game.path, game.line, game.text), self.state
+        )
+
+    def take_partial(self) -> Mapping[str, int]:
+        """The reducible sums added since the last call, reset to 0 (Dask only, §1.5)."""
+        return self.state.take_sums() if self._sums else _NO_SUMS
+
+
+_NO_SUMS: Mapping[str, int] = {}
