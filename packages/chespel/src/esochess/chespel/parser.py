@@ -39,7 +39,8 @@ TYPE_OF_WORD: dict[str, int] = {
 
 
 @cache
-def _lark() -> lark.Lark:
+def lark_parser() -> lark.Lark:
+    """The LALR parser of grammar.lark with the layout post-lexer (built once)."""
     grammar = resources.files("esochess.chespel").joinpath("grammar.lark").read_text("utf-8")
     return lark.Lark(grammar, parser="lalr", lexer="basic", postlex=Layout(), start="start")
 
@@ -54,7 +55,7 @@ def prepare_source(text: str) -> str:
 def parse(path: str, text: str) -> ast.Program:
     """Parse a whole Chespel source (already `prepare_source`d) into a Program."""
     try:
-        tree = _lark().parse(text)
+        tree = lark_parser().parse(text)
         return _ToAst(path).transform(tree)
     except LayoutError as exc:
         raise _error(path, text, exc.line, exc.column, exc.message) from None
@@ -153,7 +154,7 @@ class _Args:
 
 def raw_tokens(text: str) -> Iterator[Token]:
     """The parser's token stream (after the layout post-lexer), without parsing."""
-    return _lark().lex(text)
+    return lark_parser().lex(text)
 
 
 def number_literal(tok: Token) -> ast.NumLit:
