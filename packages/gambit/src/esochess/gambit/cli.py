@@ -17,8 +17,8 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 from esochess.fen import format_diagnostic
-
 from esochess.gambit.interpreter import Program, compile_source
+from esochess.gambit.replay import Record
 
 EXIT_COMPILE = 2
 EXIT_INTERNAL = 70
@@ -112,6 +112,8 @@ def check(file: str) -> None:
 @click.option("--players", "players_text", metavar="LIST",
               help="Controllers per seat: human, random, mcts or mcts:N (comma-separated).")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of the chance RNG.")
+@click.option("--record", "record_path", metavar="F", help="Write the game's record file to F.")
+@click.option("--replay", "replay_path", metavar="F", help="Replay the record file F.")
 @click.option("--input", "input_file", type=click.File("r"), help="Read human input from a file.")
 @click.option("--trace", is_flag=True, help="Trace the real execution on stderr.")
 @click.option("--quiet", is_flag=True, help="No AI or replay echo lines.")
@@ -119,8 +121,9 @@ def check(file: str) -> None:
 @click.option("--max-decisions", type=click.IntRange(min=1), help="End the game after N decisions.")
 @guarded
 def run(
-    file: str, players_text: str | None, seed: int | None, input_file: Any, trace: bool,
-    quiet: bool, show_hash: bool, max_decisions: int | None,
+    file: str, players_text: str | None, seed: int | None, record_path: str | None,
+    replay_path: str | None, input_file: Any, trace: bool, quiet: bool, show_hash: bool,
+    max_decisions: int | None,
 ) -> None:  # fmt: skip
     """Check FILE and play one game (human players by default)."""
     from esochess.gambit.players import parse_players
@@ -128,6 +131,14 @@ def run(
 
     program, name, _ = load(file)
     low, high = program.players_range
+    record = None
+    if replay_path is not None:
+        if seed is not None or players_text is not None:
+            _usage("--replay takes the seed and the players from the record file; "
+                   "do not combine it with --seed or --players")
+        record = load_record(replay_path)
+        seed = record.seed
+        players_text = ",".join(record.players)
     try:
         specs = parse_players(players_text) if players_text else []
     except ValueError as err:
@@ -150,9 +161,96 @@ def run(
     config = RunConfig(
         program=program, program_name=name, seats=seats, seed=seed, players=specs,
         trace=trace, quiet=quiet, show_hash=show_hash, max_decisions=max_decisions,
+        record_path=record_path, replay=record,
     )  # fmt: skip
     report = run_game(config, console)
     sys.stdout.flush()
     if report.message:
         click.echo(report.message, err=True)
     sys.exit(report.exit_code)
+
+
+def load_record(path: str) -> Record:
+    """Read a `--replay` record file; a missing or malformed one is a usage error."""
+    from esochess.gambit.replay import RecordFormatError, parse_record
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        _usage(f"cannot read record file '{path}': {getattr(err, 'strerror', None) or err}")
+    try:
+        return parse_record(text, path)
+    except RecordFormatError as err:
+        _usage(str(err))
+
+
+def seat_count(program: Program, seats: int | None) -> int:
+    """The player count for playout/moves: `--seats` within `players A..B`, default A."""
+    low, high = program.players_range
+    if seats is None:
+        return low
+    if not low <= seats <= high:
+        want = str(low) if low == high else f"{low} to {high}"
+        _usage(f"--seats {seats}: the game has {want} seats")
+    return seats
+
+
+@main.command()
+@click.argument("file")
+@click.option("-n", "games", type=click.IntRange(min=1), required=True, help="Number of games.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of game 1; game i uses SEED + i - 1.")
+@click.option("--seats", type=click.IntRange(min=1), help="Player count for 'players A..B'.")
+@click.option("--max-decisions", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="End a game after N decisions (no result).")
+@click.option("--progress", is_flag=True, help="Show progress on stderr even when not a terminal.")
+@guarded
+def playout(
+    file: str, games: int, seed: int, seats: int | None, max_decisions: int, progress: bool
+) -> None:
+    """Play N silent games with random players and print a summary (§14.4)."""
+    from esochess.gambit.session import playout as run_playouts
+
+    program, _, _ = load(file)
+    count = seat_count(program, seats)
+    show = progress or sys.stderr.isatty()
+
+    def tick(done: int, total: int) -> None:
+        if done == total or done % max(1, total // 100) == 0:
+            click.echo(f"\rplayout: {done}/{total} games", err=True, nl=done == total)
+
+    stats, report = run_playouts(program, games, seed, count, max_decisions, tick if show else None)
+    if report.exit_code != 0:
+        if show:
+            click.echo("", err=True)
+        click.echo(report.message, err=True)
+        sys.exit(report.exit_code)
+    click.echo("\n".join(stats.lines()))
+
+
+@main.command()
+@click.argument("file")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the chance RNG.")
+@click.option("--seats", type=click.IntRange(min=1), help="Player count for 'players A..B'.")
+@click.option("--after", "after_text", metavar="LIST", default="",
+              help="Option indices to replay first, e.g. 5,1,3+4 (+ joins a choose[K]).")
+@guarded
+def moves(file: str, seed: int, seats: int | None, after_text: str) -> None:
+    """Show the pending decision and its legal options after --after (§14.5)."""
+    from esochess.gambit.game import parse_after
+    from esochess.gambit.session import EXIT_REPLAY, pending_moves
+
+    program, _, _ = load(file)
+    count = seat_count(program, seats)
+    try:
+        after = parse_after(after_text)
+    except ValueError:
+        click.echo(f"gambit: error: invalid --after list '{after_text}' "
+                   "(use option indices like 5,1,3+4)", err=True)  # fmt: skip
+        sys.exit(EXIT_REPLAY)
+    report = pending_moves(program, seed, count, after)
+    if report.exit_code != 0:
+        click.echo(report.message, err=True)
+        sys.exit(report.exit_code)
+    click.echo(report.message)

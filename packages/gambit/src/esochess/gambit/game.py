@@ -15,6 +15,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from esochess.gambit import machine as _machine_module
 from esochess.gambit.machine import Decision, GambitRuntimeError, Illegal, Machine, Result
 
 Key = int | tuple[int, ...]
@@ -26,7 +27,10 @@ Outcome = Decision | Result | Illegal
 
 @dataclass
 class LegalOption:
-    """A legal option of a decision and the fork that chose it, paused at `outcome`."""
+    """A legal option of a decision and the fork that chose it, paused at `outcome`.
+
+    The outcome may be a commit pause: pass it through `advance` before using it.
+    """
 
     key: Key
     machine: Machine
@@ -48,10 +52,35 @@ def key_text(key: Key) -> str:
     return str(key)
 
 
+# A machine that can pause right after `commit` (§10.3) lets look-ahead stop there instead of
+# running on to the next decision; older machines simply never return this outcome.
+_COMMITTED: type | None = getattr(_machine_module, "Committed", None)
+
+
+def is_committed(outcome: object) -> bool:
+    """True for the outcome of a machine paused right after a `commit`."""
+    return _COMMITTED is not None and isinstance(outcome, _COMMITTED)
+
+
+def pausing_fork(machine: Machine) -> Machine:
+    """A fork that pauses at `commit` when the machine supports it (look-ahead only)."""
+    f = machine.fork()
+    if _COMMITTED is not None:
+        setattr(f, "pause_at_commit", True)  # noqa: B010 - optional machine feature
+    return f
+
+
+def advance(machine: Machine, outcome: Outcome) -> Outcome:
+    """Run past commit pauses to the next real outcome (decision, result or illegal)."""
+    while is_committed(outcome):
+        outcome = machine.run_until_decision()
+    return outcome
+
+
 def ends_turn(outcome: Outcome, seat: int) -> bool | None:
     """Whether `outcome` ends the turn of `seat` (True), is illegal (False), or is a
     further decision of the same turn (None) (§10.3)."""
-    if isinstance(outcome, Result):
+    if isinstance(outcome, Result) or is_committed(outcome):
         return True
     if isinstance(outcome, Illegal):
         # An empty choose of another turn is that turn's problem, not this one's.
@@ -71,7 +100,7 @@ def _completes(machine: Machine, outcome: Outcome, seat: int) -> bool:
         return verdict
     assert isinstance(outcome, Decision)
     for key in candidates(outcome):
-        f = machine.fork()
+        f = pausing_fork(machine)
         f.choose(key)
         if _completes(f, f.run_until_decision(), seat):
             return True
@@ -94,7 +123,7 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
     """
     found: list[LegalOption] = []
     for key in candidates(decision):
-        f = machine.fork()
+        f = pausing_fork(machine)
         f.choose(key)
         try:
             out = f.run_until_decision()

@@ -18,6 +18,7 @@ from esochess.gambit.game import (
     Key,
     LegalOption,
     Outcome,
+    advance,
     decision_header,
     legal_options,
     option_lines,
@@ -225,7 +226,7 @@ class MctsPlayer:
             if not legal:
                 break
             pick = legal[r.randrange(len(legal))]
-            m, out, legal = pick.machine, pick.outcome, None
+            m, out, legal = pick.machine, advance(pick.machine, pick.outcome), None
         if isinstance(out, Result):
             return out.scores()
         return tuple(0.5 for _ in range(seats))

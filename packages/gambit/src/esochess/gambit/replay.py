@@ -45,7 +45,9 @@ class Record:
             "result": self.result,
             "state_hash": self.state_hash,
         }
-        return json.dumps(doc, indent=2) + "\n"
+        # The layout of §11.6: one key per line, each [seat, option] pair kept on one line.
+        lines = [f"  {json.dumps(k)}: {json.dumps(v, separators=(', ', ': '))}" for k, v in doc.items()]
+        return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def _key(value: Any, where: str) -> Key:

@@ -19,6 +19,7 @@ from esochess.gambit.game import (
     Key,
     LegalOption,
     Outcome,
+    advance,
     decision_header,
     echo_line,
     key_text,
@@ -366,7 +367,7 @@ def random_playout(
         # The fork that explored the option is exactly the continuation: adopt it.
         pick = legal[rngs[outcome.seat - 1].randrange(len(legal))]
         m = pick.machine
-        outcome = settle(program, m, pick.outcome)
+        outcome = settle(program, m, advance(m, pick.outcome))
     return outcome, m
 
 
@@ -424,7 +425,7 @@ def pending_moves(program: Program, seed: int, seats: int, after: Sequence[Key])
                     f"choice {n} ({key_text(key)}) is not a legal option for Player {outcome.seat}"
                 )
             m = match[0].machine
-            outcome = settle(program, m, match[0].outcome)
+            outcome = settle(program, m, advance(m, match[0].outcome))
         if isinstance(outcome, Result):
             return Report(EXIT_OK, outcome.line, outcome.line)
         legal = legal_options(m, outcome)

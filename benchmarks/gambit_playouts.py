@@ -1,0 +1,136 @@
+"""Gambit playout speed against hand-written pure-Python random playouts (spec §15.3).
+
+Runs, in one process run on the same machine:
+
+* `gambit playout examples/gambit/tic-tac-toe.gmb -n N` and the same for Connect Four
+  (the real console script; its own `playouts/s` line, which excludes start-up);
+* a hand-written pure-Python random playout of the same two games (the baseline);
+* the time `mcts:1000` takes to choose the first move of each game.
+
+It prints playouts/s for both and the slowdown ratio. The targets of §15.3 are at least
+1 000 random playouts/s on tic-tac-toe and about one second per `mcts:1000` move.
+Usage: python benchmarks/gambit_playouts.py [--games N] [--mcts N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "gambit"
+
+TTT_LINES = [
+    (0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6),
+]
+
+
+def ttt_playout(rng: random.Random) -> int:
+    """One random tic-tac-toe game; 1 or 2 for the winner, 0 for a draw."""
+    board = [0] * 9
+    player = 1
+    for _ in range(9):
+        free = [i for i in range(9) if board[i] == 0]
+        board[free[rng.randrange(len(free))]] = player
+        if any(board[a] == board[b] == board[c] == player for a, b, c in TTT_LINES):
+            return player
+        player = 3 - player
+    return 0
+
+
+def c4_playout(rng: random.Random) -> int:
+    """One random Connect Four game on 7 columns x 6 rows; winner or 0 for a draw."""
+    rows, cols = 6, 7
+    grid = [[0] * cols for _ in range(rows)]
+    height = [0] * cols
+    player = 1
+    for _ in range(rows * cols):
+        open_cols = [c for c in range(cols) if height[c] < rows]
+        c = open_cols[rng.randrange(len(open_cols))]
+        r = height[c]
+        grid[r][c] = player
+        height[c] += 1
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            n = 1
+            for sign in (1, -1):
+                rr, cc = r + sign * dr, c + sign * dc
+                while 0 <= rr < rows and 0 <= cc < cols and grid[rr][cc] == player:
+                    n += 1
+                    rr += sign * dr
+                    cc += sign * dc
+            if n >= 4:
+                return player
+        player = 3 - player
+    return 0
+
+
+def baseline_rate(playout: object, games: int) -> float:
+    """Hand-written playouts per second."""
+    rng = random.Random(0)
+    start = time.perf_counter()
+    for _ in range(games):
+        playout(rng)  # type: ignore[operator]
+    return games / (time.perf_counter() - start)
+
+
+def gambit_rate(game: Path, games: int) -> float:
+    """Playouts per second as reported by `gambit playout`."""
+    exe = shutil.which("gambit") or str(Path(sys.executable).parent / "gambit")
+    out = subprocess.run(
+        [exe, "playout", str(game), "-n", str(games)],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    for line in out.splitlines():
+        if line.startswith("playouts/s:"):
+            return float(line.split(":", 1)[1])
+    raise SystemExit(f"no playouts/s line in:\n{out}")
+
+
+def mcts_first_move_seconds(game: Path, iterations: int) -> float:
+    """Seconds `mcts:N` needs to choose the first move of a game (seed 0)."""
+    from esochess.gambit.game import legal_options
+    from esochess.gambit.interpreter import compile_source
+    from esochess.gambit.machine import Decision, Machine
+    from esochess.gambit.players import MctsPlayer, seat_rng
+
+    program, errors = compile_source(game.read_text(encoding="utf-8"), str(game))
+    if program is None:
+        raise SystemExit(f"{game} does not compile: {errors[0].message}")
+    m = Machine(program, seed=0, players=2)
+    d = m.run_until_decision()
+    assert isinstance(d, Decision)
+    start = time.perf_counter()
+    legal = legal_options(m, d)
+    MctsPlayer(seat_rng(0, d.seat), iterations).decide(m, d, legal)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    """Measure and print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=1000, help="playouts per game (default 1000)")
+    ap.add_argument("--mcts", type=int, default=1000, help="MCTS iterations (default 1000)")
+    args = ap.parse_args()
+    print(f"Gambit playouts vs hand-written Python, {args.games} random games each")
+    for title, file, base in (
+        ("tic-tac-toe", "tic-tac-toe.gmb", ttt_playout),
+        ("Connect Four", "connect-four.gmb", c4_playout),
+    ):
+        base_rate = baseline_rate(base, args.games)
+        rate = gambit_rate(EXAMPLES / file, args.games)
+        print(
+            f"{title:13} gambit playout {rate:9.1f}/s   hand-written {base_rate:9.1f}/s   "
+            f"slowdown {base_rate / rate:5.1f}x"
+        )
+    for title, file in (("tic-tac-toe", "tic-tac-toe.gmb"), ("Connect Four", "connect-four.gmb")):
+        secs = mcts_first_move_seconds(EXAMPLES / file, args.mcts)
+        print(f"{title:13} mcts:{args.mcts} first move {secs:6.2f} s")
+
+
+if __name__ == "__main__":
+    main()
