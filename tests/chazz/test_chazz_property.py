@@ -12,18 +12,21 @@ from esochess.fen import Grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-# Loops and pointer moves are what the compiler rewrites, so they are drawn often.
-SQUARE = st.sampled_from(["", "", "", "P", "p", "N", "n", "B", "b", "B", "b", "R", "r"]) | (
-    st.sampled_from(["Q", "q", "K", "k"])
-)
+PIECES = "PNBRQKpnbrqk"
 
 
 @st.composite
 def grids(draw: st.DrawFn, max_rows: int = 5, max_cols: int = 12) -> Grid:
-    """A random board of up to `max_rows` × `max_cols` squares."""
+    """A random board of up to `max_rows` × `max_cols` squares.
+
+    Each board draws from its own few pieces (and empty squares), so that some boards
+    are all loops and pointer moves, others all pawns and output, and so on.
+    """
     rows = draw(st.integers(1, max_rows))
     cols = draw(st.integers(1, max_cols))
-    cells = draw(st.lists(SQUARE, min_size=rows * cols, max_size=rows * cols))
+    alphabet = draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=6, unique=True))
+    square = st.sampled_from(alphabet) | st.just("")
+    cells = draw(st.lists(square, min_size=rows * cols, max_size=rows * cols))
     return Grid(rows, cols, tuple(cells), draw(st.sampled_from(["w", "b"])))
 
 

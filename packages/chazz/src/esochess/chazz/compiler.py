@@ -1,25 +1,28 @@
 """The CHAZZ compiler (spec §7): a board becomes one Python function, built once.
 
 Code shape, and why:
-- Straight-line code is evaluated lazily at compile time: pointer moves become a
-  constant offset, pawn runs and `K`/`k` become one pending effect per cell, and only
-  what is observable (output, input, loop tests) forces code. Cells are indexed as
+- Straight-line code is evaluated at compile time as far as it can be. Pointer moves
+  become a constant offset from `p`; pawn runs and `K`/`k` become one pending effect per
+  cell; cells whose value is known (all of memory at the start, a cell a loop has just
+  left at 0) fold into constants, so `R` on a known cell writes a constant byte. Only
+  what is observable — output, input, loop tests — forces code. A cell is indexed as
   `mem[p-(M-o)]`, which Python's negative indices wrap for free (0 <= p, o < M).
 - Jumps are precomputed (static bracket matching, `program.py`): a loop is a `while`
   whose test is the `B` on entry and the `b` afterwards, exactly the reference's
-  behaviour. Loops that only add to cells with a net pointer move of 0 (`Bpb`, transfer
-  and multiply loops) are solved in closed form; loops whose body ends with the tested
-  cell set to 0 run at most once and become an `if`.
+  behaviour. `p` moves only when a loop body's net pointer move is not 0.
+- Loops that only add to or set cells, with a net pointer move of 0 (`Bpb`, transfer
+  and multiply loops), are solved in closed form — at compile time when the counter is
+  known. A flat body that ends with its cell set to 0 runs at most once: an `if`.
 - CPython allows only 20 nested blocks per function, so every `MAX_NEST` loop levels
   the next loop is moved into a separate function taking and returning the machine's
   registers. Any depth up to the reference's 256 works.
-- Cell values are Python ints kept modulo 2**32 only where it matters (tests, output),
+- Cell values are Python ints reduced modulo 2**32 only where it matters (tests, output),
   so the common `+= 1` stays a small-int add.
 
 With `--max-steps` the code also counts steps (`counted`): the count is brought up to
 date before every observable event and on every loop back-edge, so the limit stops a
 program after exactly the same output as the interpreter. `--trace` compiles without
-any of the lazy evaluation: one traced statement group per instruction.
+any compile-time evaluation: one traced statement group per instruction.
 """
 
 from __future__ import annotations
@@ -45,12 +48,19 @@ from esochess.chazz.runtime import (
     trace_line,
 )
 
-# Loop levels per generated function (each level may use two blocks: `if` + `while`).
+# Loop levels per generated function (CPython's limit is 20 nested blocks).
 MAX_NEST = 8
 _ERRORS = (LOOP_START_NOT_FOUND, LOOP_STACK_OVERFLOW, LOOP_STACK_UNDERFLOW)
 _NOT_FOUND, _OVERFLOW, _UNDERFLOW = range(3)
 _NO_LIMIT = 1 << 200
 _LOCALS = "mem=mem, out=out, rd=rd"
+
+# What the compiler knows about a cell: ("add", d) an addition not yet written,
+# ("set", v) a value not yet written, ("known", v) memory holds v (mod 2**32),
+# ("dirty", 0) memory holds something unknown and nothing is pending.
+Cell = tuple[str, int]
+_DIRTY: Cell = ("dirty", 0)
+_ZERO: Cell = ("known", 0)
 
 
 @dataclass
@@ -66,12 +76,39 @@ class _Writer:
 
 @dataclass
 class _Block:
-    """Compile-time state of straight-line code since `p` was last normalised."""
+    """Compile-time state of straight-line code.
+
+    `shift` is the machine pointer's offset from `p`; `cells` maps offsets from `p` to
+    what is known of them; when `zeros` holds, cells not in `cells` are known to be 0.
+    `steps` are executed steps not yet added to `st`; `text` is constant output not yet
+    appended to `out`.
+    """
 
     shift: int = 0
-    # offset -> ("add", delta) or ("set", value); deltas and values are signed 32-bit.
-    effects: dict[int, tuple[str, int]] = field(default_factory=dict)
+    cells: dict[int, Cell] = field(default_factory=dict)
+    zeros: bool = False
     steps: int = 0
+    text: bytearray = field(default_factory=bytearray)
+
+    def state(self, offset: int) -> Cell:
+        return self.cells.get(offset, _ZERO if self.zeros else _DIRTY)
+
+    def value(self, offset: int) -> int | None:
+        kind, value = self.state(offset)
+        return value if kind in ("set", "known") else None
+
+    def add(self, offset: int, delta: int) -> None:
+        kind, value = self.state(offset)
+        if kind == "dirty":
+            kind, value = "add", 0
+        elif kind == "known":
+            kind = "set"
+        self.cells[offset] = (kind, signed32(value + delta))
+
+    def set(self, offset: int, value: int) -> None:
+        value = signed32(value)
+        if self.state(offset) != ("known", value):
+            self.cells[offset] = ("set", value)
 
 
 def _contains_output(nodes: tuple[Node, ...]) -> bool:
@@ -86,6 +123,21 @@ def _contains_output(nodes: tuple[Node, ...]) -> bool:
 def _pawn(instr: Instr) -> int:
     delta = 1 << (instr.col & 31)
     return delta if instr.piece == "P" else -delta
+
+
+def _iterations(value: int, step: int) -> int | None:
+    """Turns until `value + n*step` is 0 modulo 2**32, or None if it never is."""
+    value &= MASK32
+    step &= MASK32
+    if value == 0:
+        return 0
+    if step == 0:
+        return None
+    twos = (step & -step).bit_length() - 1
+    if value & ((1 << twos) - 1):
+        return None
+    bits = 32 - twos
+    return (((-value) & MASK32) >> twos) * pow(step >> twos, -1, 1 << bits) % (1 << bits)
 
 
 class _Codegen:
@@ -104,75 +156,96 @@ class _Codegen:
         offset %= self.size
         return "p" if offset == 0 else f"p-{self.size - offset}"
 
-    def check_limit(self) -> None:
-        if self.counted:
-            self.writer.line("if st > LIM: lim()")
+    def cell(self, offset: int) -> str:
+        return f"mem[{self.idx(offset)}]"
 
     def flush_steps(self, block: _Block, check: bool = True) -> None:
-        if self.counted and block.steps:
+        """Bring `st` up to date (counted code only), and test the limit."""
+        if not self.counted:
+            return
+        if block.steps:
             self.writer.line(f"st += {block.steps}")
             block.steps = 0
         if check:
-            self.check_limit()
+            self.writer.line("if st > LIM: lim()")
 
-    def flush_cell(self, block: _Block, offset: int) -> None:
-        effect = block.effects.pop(offset, None)
-        if effect is None:
-            return
-        kind, value = effect
-        if kind == "set":
-            self.writer.line(f"mem[{self.idx(offset)}] = {value}")
-        elif value:
-            self.writer.line(f"mem[{self.idx(offset)}] += {value}")
+    def flush_text(self, block: _Block) -> None:
+        """Append pending constant output to `out` (before anything that can see it)."""
+        if block.text:
+            self.writer.line(f"out += {bytes(block.text)!r}")
+            block.text.clear()
 
-    def flush(self, block: _Block) -> None:
-        """Force every pending effect into code and make `p` the current pointer."""
-        for offset in list(block.effects):
-            self.flush_cell(block, offset)
-        if block.shift:
-            self.writer.line(f"p = (p + {block.shift}) % {self.size}")
-            block.shift = 0
+    def materialize(self, block: _Block, offset: int) -> None:
+        """Write a cell's pending effect to memory."""
+        kind, value = block.state(offset)
+        if kind == "add":
+            if value:
+                self.writer.line(f"{self.cell(offset)} += {value}")
+            block.cells[offset] = _DIRTY
+        elif kind == "set":
+            self.writer.line(f"{self.cell(offset)} = {value}")
+            block.cells[offset] = ("known", value)
 
-    def raise_error(self, kind: int) -> None:
+    def materialize_all(self, block: _Block) -> None:
+        for offset in list(block.cells):
+            self.materialize(block, offset)
+
+    def move_pointer(self, block: _Block, base: int) -> None:
+        """Emit the move of `p` that makes the machine pointer `base` squares right of it."""
+        delta = (block.shift - base) % self.size
+        if delta:
+            self.writer.line(f"p = (p + {delta}) % {self.size}")
+            block.cells = {(o - delta) % self.size: c for o, c in block.cells.items()}
+            block.shift = base
+
+    def raise_error(self, block: _Block, kind: int) -> None:
+        self.flush_text(block)
         self.writer.line(f"raise LoopError(ERRORS[{kind}])")
+
+    def forget_all(self, block: _Block, zero_at: int) -> None:
+        """After code that may have changed any cell: only the loop's own cell is known."""
+        block.cells = {zero_at: _ZERO}
+        block.zeros = False
 
     # -- straight-line instructions ------------------------------------------------------
     def instr(self, node: Instr, block: _Block) -> None:
         piece = node.piece
         block.steps += 1
         offset = block.shift
-        effects = block.effects
         if piece in "Pp":
-            kind, value = effects.get(offset, ("add", 0))
-            effects[offset] = (kind, signed32(value + _pawn(node)))
+            block.add(offset, _pawn(node))
         elif piece == "N":
             block.shift = (offset + 1) % self.size
         elif piece == "n":
             block.shift = (offset - 1) % self.size
         elif piece in "Kk":
-            effects[offset] = ("set", 1 if piece == "K" else 0)
+            block.set(offset, 1 if piece == "K" else 0)
         elif piece == "Q":
-            known = effects.get(offset)
-            if known is not None and known[0] == "set":
-                self.writer.line(f"buf = {known[1]}")
+            known = block.value(offset)
+            if known is None:
+                self.materialize(block, offset)
+                self.writer.line(f"buf = {self.cell(offset)}")
             else:
-                self.flush_cell(block, offset)
-                self.writer.line(f"buf = mem[{self.idx(offset)}]")
+                self.writer.line(f"buf = {known}")
         elif piece == "q":
-            effects.pop(offset, None)
-            self.writer.line(f"mem[{self.idx(offset)}] = buf")
+            block.cells[offset] = _DIRTY
+            self.writer.line(f"{self.cell(offset)} = buf")
         elif piece == "R":
             self.flush_steps(block)
-            known = effects.get(offset)
-            if known is not None and known[0] == "set":
-                self.writer.line(f"out.append({known[1] & 0xFF})")
+            known = block.value(offset)
+            if known is None:
+                self.flush_text(block)
+                self.materialize(block, offset)
+                self.writer.line(f"out.append({self.cell(offset)} & 255)")
+            elif self.counted:
+                self.writer.line(f"out.append({known & 0xFF})")
             else:
-                self.flush_cell(block, offset)
-                self.writer.line(f"out.append(mem[{self.idx(offset)}] & 255)")
+                block.text.append(known & 0xFF)
         else:  # "r"
             self.flush_steps(block)
-            effects.pop(offset, None)
-            self.writer.line(f"mem[{self.idx(offset)}] = rd()")
+            self.flush_text(block)
+            block.cells[offset] = _DIRTY
+            self.writer.line(f"{self.cell(offset)} = rd()")
 
     # -- structure -------------------------------------------------------------------------
     def sequence(self, nodes: tuple[Node, ...], block: _Block) -> bool:
@@ -184,9 +257,11 @@ class _Codegen:
                 else:
                     self.instr(node, block)
             elif isinstance(node, Loop):
-                self.loop(node, block)
+                if not self.loop(node, block):
+                    return False
             elif isinstance(node, OpenLoop):
-                self.open_loop(node, block)
+                if not self.open_loop(node, block):
+                    return False
             else:
                 self.stray_close(node, block)
                 return False
@@ -198,74 +273,115 @@ class _Codegen:
         else:
             block.steps += 1
             self.flush_steps(block)
-        self.raise_error(_UNDERFLOW)
+        self.raise_error(block, _UNDERFLOW)
 
-    def open_loop(self, node: OpenLoop, block: _Block) -> None:
-        if self.traced:
-            self.trace_head(node.open)
-        else:
-            block.steps += 1
-            self.flush(block)
-            self.flush_steps(block)
+    def open_loop(self, node: OpenLoop, block: _Block) -> bool:
+        """An unmatched `B`: fails on 0; otherwise it just stays on the loop stack."""
         w = self.writer
-        if node.depth >= MAX_LOOP_DEPTH:
-            w.line(f"if mem[p] & {MASK32}:")
-            w.indent += 1
-            self.raise_error(_OVERFLOW)
-            w.indent -= 1
-            self.raise_error(_NOT_FOUND)
-        else:
-            w.line(f"if not (mem[p] & {MASK32}):")
-            w.indent += 1
-            self.raise_error(_NOT_FOUND)
-            w.indent -= 1
-
-    def loop(self, node: Loop, block: _Block) -> None:
+        # Constant output must reach `out` before any branch that may raise.
+        self.flush_text(block)
         if self.traced:
             self.trace_head(node.open)
+            known = None
         else:
             block.steps += 1
-            self.flush(block)
-            if node.depth >= MAX_LOOP_DEPTH:
+            known = block.value(block.shift)
+        if node.depth >= MAX_LOOP_DEPTH or known == 0:
+            if known is None:
+                self.materialize(block, block.shift)
                 self.flush_steps(block)
+                w.line(f"if {self.cell(block.shift)} & {MASK32}:")
+                w.indent += 1
+                self.raise_error(block, _OVERFLOW)
+                w.indent -= 1
+            else:
+                self.flush_steps(block)
+            self.raise_error(block, _NOT_FOUND if known == 0 else _OVERFLOW)
+            return False
+        if known is None:
+            self.materialize(block, block.shift)
+            self.flush_steps(block)
+            w.line(f"if not ({self.cell(block.shift)} & {MASK32}):")
+            w.indent += 1
+            self.raise_error(block, _NOT_FOUND)
+            w.indent -= 1
+        return True
+
+    def loop(self, node: Loop, block: _Block) -> bool:
+        """Emit a matched loop; return False when the code after it is unreachable."""
+        if self.traced:
+            self.trace_head(node.open)
+            if node.depth >= MAX_LOOP_DEPTH:
+                self.overflow_check(block)
+            else:
+                self.general_loop(node, block)
+            return True
+        block.steps += 1
+        base = block.shift
+        known = block.value(base)
+        if known == 0:
+            return True  # the `B` skips its body
         if node.depth >= MAX_LOOP_DEPTH:
-            # Running this `B` on a non-zero cell overflows; on 0 it skips its body.
-            self.writer.line(f"if mem[p] & {MASK32}:")
-            self.writer.indent += 1
-            self.raise_error(_OVERFLOW)
-            self.writer.indent -= 1
-            return
-        if self.counted and not self.traced:
-            # The `B` and everything before it are executed whether or not we enter.
-            self.flush_steps(block, check=False)
-        if self.writer.indent > MAX_NEST:
-            self.outlined_loop(node)
-        elif self.traced or not self.closed_form(node):
-            self.general_loop(node)
+            self.flush_text(block)
+            if known is not None:
+                self.flush_steps(block)
+                self.raise_error(block, _OVERFLOW)
+                return False
+            self.materialize(block, base)
+            self.flush_steps(block)
+            self.overflow_check(block)
+            return True
+        flat = [n for n in node.body if isinstance(n, Instr)]
+        if len(flat) == len(node.body):
+            solved = self.closed_form(node, flat, block)
+            if solved is not None:
+                return solved
+            if self.once_loop(node, flat, block):
+                return True
+        self.materialize_all(block)
+        self.flush_text(block)
+        self.flush_steps(block, check=False)
+        self.general_loop(node, block)
+        return True
 
-    def outlined_loop(self, node: Loop) -> None:
+    def overflow_check(self, block: _Block) -> None:
+        """A `B` at depth 256 overflows on a non-zero cell and skips its body on 0."""
+        self.writer.line(f"if {self.cell(block.shift)} & {MASK32}:")
+        self.writer.indent += 1
+        self.raise_error(block, _OVERFLOW)
+        self.writer.indent -= 1
+
+    def general_loop(self, node: Loop, block: _Block) -> None:
+        """A `while` (moved to its own function when nested too deep)."""
         outer = self.writer
-        name = f"_f{len(self.functions)}"
-        outer.line(f"p, buf, st = {name}(p, buf, st)")
-        self.writer = _Writer()
-        self.functions.append(self.writer)
-        self.writer.lines.append(f"def {name}(p, buf, st, {_LOCALS}):")
-        self.general_loop(node)
-        self.writer.line("return p, buf, st")
-        self.writer = outer
+        if outer.indent > MAX_NEST:
+            name = f"_f{len(self.functions)}"
+            outer.line(f"p, buf, st = {name}(p, buf, st)")
+            self.writer = _Writer()
+            self.functions.append(self.writer)
+            self.writer.lines.append(f"def {name}(p, buf, st, {_LOCALS}):")
+            self.while_loop(node, block.shift)
+            self.writer.line("return p, buf, st")
+            self.writer = outer
+        else:
+            self.while_loop(node, block.shift)
+        self.forget_all(block, block.shift)
 
-    def general_loop(self, node: Loop) -> None:
+    def while_loop(self, node: Loop, base: int) -> None:
         w = self.writer
-        w.line(f"while mem[p] & {MASK32}:")
+        w.line(f"while {self.cell(base)} & {MASK32}:")
         head = len(w.lines)
         w.indent += 1
-        inner = _Block()
+        inner = _Block(shift=base)
         if self.sequence(node.body, inner):
             if self.traced:
                 self.trace_head(node.close)
             else:
                 inner.steps += 1
-                self.flush(inner)
+                self.materialize_all(inner)
+                self.flush_text(inner)
+                # The `b` tests the cell under the pointer: bring it back to `base`.
+                self.move_pointer(inner, base)
                 # Back-edge: keeps an endless loop stoppable by the step limit.
                 self.flush_steps(inner)
             if _contains_output(node.body):
@@ -274,69 +390,126 @@ class _Codegen:
             w.line("pass")  # a body that changes nothing: the reference spins here too
         w.indent -= 1
 
-    def closed_form(self, node: Loop) -> bool:
-        """Emit a loop solved at compile time, if it is one; return whether it was."""
-        if not all(isinstance(n, Instr) for n in node.body):
-            return False
-        body: list[Instr] = [n for n in node.body if isinstance(n, Instr)]
+    def closed_form(self, node: Loop, body: list[Instr], block: _Block) -> bool | None:
+        """Solve a loop that only adds to and sets cells with a net pointer move of 0.
+
+        Returns None if the loop is not of that kind, else whether code after it is
+        reachable (a loop that never ends is not left).
+        """
         if any(n.piece not in "PpNnKk" for n in body):
-            return self.once_loop(node, body)
+            return None
         sim = _Block()
         for instr in body:
             self.instr(instr, sim)
-        if sim.shift:
-            return False
-        kind, step = sim.effects.get(0, ("add", 0))
-        if kind == "set":
-            return self.once_loop(node, body)
-        if step % (1 << 32) == 0:
-            return False
+        kind, step = sim.state(0)
+        if sim.shift or kind != "add" or step % (1 << 32) == 0:
+            return None
+        base = block.shift
+        turn = node.body_size + 1  # steps per turn: the body and the `b`
+        targets = [(o, c) for o, c in sim.cells.items() if o != 0]
+        known = block.value(base)
+        if known is not None:
+            turns = _iterations(known, step)
+            if turns is None:
+                self.spin(block)
+                return False
+            block.steps += turns * turn
+            for offset, (ekind, value) in targets:
+                if ekind == "set":
+                    block.set(base + offset, value)
+                else:
+                    block.add(base + offset, turns * value)
+            block.set(base, 0)
+            return True
+        odd = step & 1
+        if odd and not targets and not self.counted:
+            block.set(base, 0)  # a clear loop: it always ends, at 0
+            return True
         w = self.writer
-        w.line(f"v = mem[p] & {MASK32}")
-        w.line("if v:")
-        w.indent += 1
-        twos = (step & -step).bit_length() - 1  # step = 2**twos * odd
+        # Nothing pending may be settled inside the branches below.
+        self.flush_text(block)
+        self.flush_steps(block, check=False)
+        self.materialize(block, base)
+        for offset, _ in targets:
+            self.materialize(block, base + offset)
+        twos = (step & -step).bit_length() - 1
         bits = 32 - twos
         inverse = pow((step >> twos) % (1 << bits), -1, 1 << bits)
+        w.line(f"v = {self.cell(base)} & {MASK32}")
+        w.line("if v:")
+        w.indent += 1
         if twos:
             # Unless v is a multiple of 2**twos the cell never reaches 0: the loop spins.
-            w.line(f"if v & {(1 << twos) - 1}: {'lim()' if self.counted else 'hang()'}")
+            w.line(f"if v & {(1 << twos) - 1}:")
+            w.indent += 1
+            self.spin(block)
+            w.indent -= 1
         if step == -1:
             w.line("n = v")
         else:
             w.line(f"n = (((-v) & {MASK32}) >> {twos}) * {inverse} & {(1 << bits) - 1}")
         if self.counted:
-            w.line(f"st += n * {node.body_size + 1}")
-        for offset, (ekind, value) in sim.effects.items():
-            if offset == 0:
-                continue
-            cell = f"mem[{self.idx(offset)}]"
+            w.line(f"st += n * {turn}")
+        for offset, (ekind, value) in targets:
+            cell = self.cell(base + offset)
             if ekind == "set":
                 w.line(f"{cell} = {value}")
+            elif value == 1:
+                w.line(f"{cell} += n")
+            elif value == -1:
+                w.line(f"{cell} -= n")
             elif value:
-                w.line(f"{cell} = ({cell} + n * {value}) & {MASK32}")
-        w.line("mem[p] = 0")
+                w.line(f"{cell} += n * {value}")
+        w.line(f"{self.cell(base)} = 0")
         w.indent -= 1
+        for offset, _ in targets:
+            block.cells[(base + offset) % self.size] = _DIRTY
+        block.cells[base] = _ZERO
         return True
 
-    def once_loop(self, node: Loop, body: list[Instr]) -> bool:
+    def spin(self, block: _Block) -> None:
+        """A loop that never ends: the step limit stops it, or it spins like the
+        reference does."""
+        if self.counted:
+            self.flush_steps(block, check=False)
+            self.writer.line("lim()")
+        else:
+            self.flush_text(block)
+            self.writer.line("hang()")
+
+    def once_loop(self, node: Loop, body: list[Instr], block: _Block) -> bool:
         """A flat body that leaves `p` where it was and its cell at 0 runs at most once."""
         outer = self.writer
-        self.writer = _Writer(indent=outer.indent + 1)
+        self.writer = _Writer()
         sim = _Block()
         for instr in body:
             self.instr(instr, sim)
-        lines = self.writer.lines
         self.writer = outer
-        if sim.shift or sim.effects.get(0) != ("set", 0):
+        if sim.shift or sim.state(0) not in (("set", 0), ("known", 0)):
             return False
-        outer.line(f"if mem[p] & {MASK32}:")
-        outer.lines.extend(lines)
+        base = block.shift
+        if block.value(base) is not None:
+            # Known non-zero: the body runs exactly once, right here.
+            for instr in body:
+                self.instr(instr, block)
+            block.steps += 1
+            return True
+        self.materialize_all(block)
+        self.flush_text(block)
+        self.flush_steps(block, check=False)
+        outer.line(f"if {self.cell(base)} & {MASK32}:")
         outer.indent += 1
-        sim.steps += 1  # the `b`, which finds 0 and falls through
-        self.flush(sim)
-        self.flush_steps(sim, check=False)
+        inner = _Block(shift=base, cells=dict(block.cells), zeros=block.zeros)
+        for instr in body:
+            self.instr(instr, inner)
+        inner.steps += 1  # the `b`, which finds 0 and falls through
+        self.materialize_all(inner)
+        self.flush_text(inner)
+        self.flush_steps(inner, check=False)
         outer.indent -= 1
+        for offset in inner.cells:
+            block.cells[offset] = _DIRTY
+        block.cells[base] = _ZERO
         return True
 
     # -- tracing -------------------------------------------------------------------------
@@ -371,9 +544,10 @@ class _Codegen:
     def generate(self, program: Program) -> str:
         main = self.writer
         main.lines.append(f"def _main(p, buf, st, {_LOCALS}):")
-        block = _Block()
+        block = _Block(zeros=True)
         if self.sequence(program.body, block) and not self.traced:
-            # Pending cell effects die with the program; only the step count matters.
+            # Pending cell effects die with the program; only output and steps matter.
+            self.flush_text(block)
             self.flush_steps(block)
         main.line("return st")
         parts = ["def _make(mem, out, rd, fl, tr, lim, hang, LIM, LoopError, ERRORS):"]
@@ -393,8 +567,11 @@ class CompiledProgram:
     counted: bool
     traced: bool
 
-    def run(self, io: MachineIO, max_steps: int | None = None) -> None:
-        """Run the program; same contract as `interpreter.interpret`."""
+    def run(self, io: MachineIO, max_steps: int | None = None) -> int | None:
+        """Run the program; same contract as `interpreter.interpret`.
+
+        Returns the number of executed instructions when compiled `counted`, else None.
+        """
         namespace: dict[str, object] = {}
         exec(self.code, namespace)
         make = namespace["_make"]
@@ -421,10 +598,11 @@ class CompiledProgram:
         tr = _tracer(io.trace)
         main = make([0] * self.memory_size, out, rd, fl, tr, lim, _hang, limit, LoopError, _ERRORS)
         try:
-            main(0, 0, 0)
+            steps = main(0, 0, 0)
         finally:
             if out:
                 write(out)
+        return steps if self.counted else None
 
 
 def _tracer(sink: Callable[[str], object] | None) -> Callable[[int, int, int, str, int, int], None]:
