@@ -48,7 +48,7 @@ class Checked:
     sym: Symbols
     errors: list[SourceError] = field(default_factory=list)
     warnings: list[SourceError] = field(default_factory=list)
-    ann: dict[int, Any] = field(default_factory=dict)
+    ann: dict[Any, Any] = field(default_factory=dict)
     conv: dict[int, Any] = field(default_factory=dict)
     nlocals: dict[int, int] = field(default_factory=dict)
     calls: dict[str, set[str]] = field(default_factory=dict)
@@ -912,7 +912,8 @@ class BodyChecker:
             loc = self.lookup(e.left.name)
             if loc is not None and isinstance(e.right, A.Lit) and e.right.value is None:
                 t = self.local_type(loc)
-                yes, no = {loc.slot: T.NONE}, {loc.slot: T.strip_none(t)}
+                yes: dict[int, T.Type] = {loc.slot: T.NONE}
+                no: dict[int, T.Type] = {loc.slot: T.strip_none(t)}
                 return (yes, no) if e.op == "==" else (no, yes)
         if isinstance(e, A.Is) and isinstance(e.value, A.Name):
             loc = self.lookup(e.value.name)
@@ -1789,11 +1790,12 @@ class BodyChecker:
             sel = a.selector
         elif isinstance(t, T.SelT):
             sel = _find_selector(self.sym, t)
-        narrowed = None
+        narrowed: T.SelT | None = None
         if isinstance(a, A.Name):
             loc = self.lookup(a.name)
-            if loc is not None and isinstance(self.local_type(loc), T.SelT):
-                narrowed = self.local_type(loc)
+            lt = self.local_type(loc) if loc is not None else None
+            if isinstance(lt, T.SelT):
+                narrowed = lt
         if narrowed is not None and sel is None:
             sel = _find_selector(self.sym, narrowed)
         allow_none = T.contains_none(t)

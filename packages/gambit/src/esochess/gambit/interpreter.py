@@ -185,12 +185,11 @@ class Compiler:
                 self.function(f)
         for n in self.sym.notations:
             self.notation(n)
-        name_props = {}
-        for p in self.props:
-            if p.name == "name" and len(p.params) == 1:
-                info = self.sym.props[p.pid]
-                if info.type == T.STR:
-                    name_props[p.params[0]] = p
+        name_props: dict[str, Prop] = {}
+        for rp in self.props:
+            if rp.name == "name" and len(rp.params) == 1:
+                if self.sym.props[rp.pid].type == T.STR:
+                    name_props[rp.params[0]] = rp
         main = self.codes[id(self.sym.funcs["main"][0].decl)]
         main.where = "main"
         return Program(
@@ -235,8 +234,7 @@ class Compiler:
             elif isinstance(mt, T.StructT):
                 parts.append(self.struct_zero(mt.name))
             else:
-                z = self.zero(mt)
-                parts.append(lambda m, L, z=z: z)
+                parts.append(_const(self.zero(mt)))
 
         def make(m: Machine, L: list[Any]) -> Any:
             return StructVal(name, names, tuple(p(m, L) for p in parts))
@@ -447,8 +445,8 @@ class Compiler:
             self.patch(nxt, end)
             for b in breaks:
                 self.patch(b, end)
-            for c in conts:
-                self.patch(c, top)
+            for cj in conts:
+                self.patch(cj, top)
             return
         if isinstance(s, A.While):
             top = self.here()
@@ -986,8 +984,7 @@ class Compiler:
             elif isinstance(mt, T.StructT):
                 makers.append(self.struct_zero(mt.name))
             else:
-                z = self.zero(mt)
-                makers.append(lambda m, L, z=z: z)
+                makers.append(_const(self.zero(mt)))
         gidx = [names.index(n) for n in order]
 
         def make(m: Machine, L: list[Any]) -> Any:
@@ -1213,21 +1210,7 @@ class Compiler:
                 v = m.store.get((prop.pid, (inst,)), UNSET)
                 return v if v is not UNSET else m.read_prop(prop, (inst,), pos)
 
-            if en.op == "true":
-                tests.append(lambda m, x, vals, read=read: read(m, x) is True)
-            elif en.op == "false":
-                tests.append(lambda m, x, vals, read=read: read(m, x) is False)
-            elif en.op == "pat":
-                assert en.pattern is not None
-                lv, t = self.pattern_parts(en.pattern, len(leaves))
-                leaves += lv
-                tests.append(lambda m, x, vals, read=read, t=t: t(m, read(m, x), vals))
-            else:
-                assert en.value is not None
-                k = len(leaves)
-                leaves.append(self.expr(en.value))
-                cmp = _COMPARE[en.op]
-                tests.append(lambda m, x, vals, read=read, k=k, cmp=cmp: cmp(read(m, x), vals[k]))
+            tests.append(self.entry_test(en, read, leaves))
 
         def test(m: Machine, x: Any, vals: Sequence[Any]) -> bool:
             for t in tests:
@@ -1236,6 +1219,25 @@ class Compiler:
             return True
 
         return leaves, test
+
+    def entry_test(
+        self, en: A.Entry, read: Callable[[Machine, Any], Any], leaves: list[Ev]
+    ) -> Callable[[Machine, Any, Sequence[Any]], bool]:
+        """The test of one selector entry; appends its value closures to `leaves`."""
+        if en.op == "true":
+            return lambda m, x, vals: read(m, x) is True
+        if en.op == "false":
+            return lambda m, x, vals: read(m, x) is False
+        if en.op == "pat":
+            assert en.pattern is not None
+            lv, t = self.pattern_parts(en.pattern, len(leaves))
+            leaves += lv
+            return lambda m, x, vals: t(m, read(m, x), vals)
+        assert en.value is not None
+        k = len(leaves)
+        leaves.append(self.expr(en.value))
+        cmp = _COMPARE[en.op]
+        return lambda m, x, vals: cmp(read(m, x), vals[k])
 
     def selector(self, sel: A.Selector) -> Ev:
         leaves, test = self.selector_entries(sel)
@@ -1337,6 +1339,10 @@ def _iterable(v: Any) -> tuple[Any, ...]:
     if v is None:
         return ()
     return tuple(multi_members(v))
+
+
+def _const(v: Any) -> Ev:
+    return lambda m, L: v
 
 
 def _reader(slot: int) -> Ev:

@@ -185,7 +185,8 @@ class _Build(Transformer[Token, Any]):
     def type(self, c: list[Any]) -> A.TypeExpr:
         members = tuple(x for x in c if not isinstance(x, Token))
         if len(members) == 1:
-            return members[0]
+            only: A.TypeExpr = members[0]
+            return only
         return A.TUnion(_type_pos(members[0]), members)
 
     def type_suffix(self, c: list[Token]) -> Token:
@@ -236,7 +237,8 @@ class _Build(Transformer[Token, Any]):
     def pattern(self, c: list[Any]) -> A.Pattern:
         alts = tuple(x for x in c if not isinstance(x, Token))
         if len(alts) == 1:
-            return alts[0]
+            one: A.Pattern = alts[0]
+            return one
         return A.PAlt(alts[0].pos, alts)
 
     def p_not(self, c: list[Any]) -> A.PNot:
@@ -413,7 +415,7 @@ class _Build(Transformer[Token, Any]):
         pos = left.pos if isinstance(left, A.Alt) else _pos(c[1])
         return A.Alt(pos, alts)
 
-    def member(self, c: list[Any]) -> A.Member:
+    def member_access(self, c: list[Any]) -> A.Member:
         return A.Member(_pos(c[2]), c[0], str(c[2]))
 
     def index(self, c: list[Any]) -> A.Index:
@@ -534,12 +536,6 @@ def _syntax_error(exc: lark.exceptions.UnexpectedInput, path: str, source: str) 
 
 
 def _message_for(tok: Token | None, expected: list[str], found: str) -> str:
-    kind = tok.type if tok is not None else "$END"
-    if kind == "CHOOSE" or (
-        kind in ("_NL", "RBRACE", "RPAR", "$END") and "PROMPT_LPAR" not in expected
-        and any(e in expected for e in ("INT", "IDENT")) and "CHOOSE" in expected
-    ):
-        pass
     wanted = [TOKEN_NAMES.get(e, f"'{e.lower()}'") for e in expected if e in TOKEN_NAMES]
     if not wanted:
         wanted = ["an expression"] if "IDENT" in expected else [e.lower() for e in expected[:3]]
@@ -554,14 +550,6 @@ def parse(source: str, path: str) -> A.Program:
     toks: list[Raw] = tokenize(source, path)
     text = source.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     parser = _parser()
-    lexer_holder = _Lexer.__new__(_Lexer)
-    lexer_holder.tokens = toks
-
-    class _Once(_Lexer):
-        def __init__(self, conf: object) -> None:
-            self.tokens = toks
-
-    _ = lexer_holder
     try:
         tree = _run(parser, text, toks)
     except lark.exceptions.UnexpectedInput as exc:
@@ -591,4 +579,4 @@ def _run(parser: lark.Lark, text: str, toks: list[Raw]) -> Any:
     lexer_tokens.tokens = toks
     for tok in lexer_tokens.lex(None):
         interactive.feed_token(tok)
-    return interactive.resume_parse()
+    return interactive.resume_parse()  # type: ignore[no-untyped-call]

@@ -228,13 +228,13 @@ def collect(program: A.Program) -> Symbols:
                 sym.err(d.pos, "the player count must be between 1 and 16 (and A <= B)")
             else:
                 sym.players = (d.low, d.high)
-    for s in sym.structs.values():
+    for st in sym.structs.values():
         seen: set[str] = set()
-        for m in s.decl.members:
-            if m.name in seen:
-                sym.err(m.pos, f"duplicate member '{m.name}' in struct {s.name}")
-            seen.add(m.name)
-            s.members.append((m.name, resolve_type(sym, m.type), m.default, m.pos))
+        for mem in st.decl.members:
+            if mem.name in seen:
+                sym.err(mem.pos, f"duplicate member '{mem.name}' in struct {st.name}")
+            seen.add(mem.name)
+            st.members.append((mem.name, resolve_type(sym, mem.type), mem.default, mem.pos))
     for d in program.decls:
         if isinstance(d, A.PropertyDecl):
             _property(sym, d)
