@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from esochess.chespel import ast
 from esochess.chespel.frontend import compile_source, format_report
 from hypothesis import HealthCheck, given, settings
@@ -91,3 +92,25 @@ def test_mutations_give_only_diagnostics(text: str) -> None:
 def test_arbitrary_text_gives_only_diagnostics(text: str) -> None:
     result = compile_source("m.chp", text)
     assert result.errors or result.program is not None
+
+
+@pytest.mark.parametrize(
+    ("expression", "header"),
+    [
+        ("(" * 3000 + "1" + ")" * 3000, None),
+        ("1" + " + 1" * 150, None),
+        (
+            "1" + " + 1" * 1000,
+            "F:3:8: error: expression is nested too deeply (more than 200 levels)",
+        ),
+        ("-" * 5000 + "1", "F:3:8: error: expression is nested too deeply (more than 200 levels)"),
+        (
+            "[" * 30000 + "]" * 30000,
+            "F:1:1: error: expression is nested too deeply (more than 200 levels)",
+        ),
+    ],
+    ids=["parens", "chain-150", "chain-1000", "negations", "lists-30000"],
+)
+def test_deep_nesting_is_a_diagnostic_not_a_crash(expression: str, header: str | None) -> None:
+    result = compile_source("F", f"module evaluation\nrule r:\n\tscore {expression};\n")
+    assert [d.header() for d in result.errors][:1] == ([header] if header else [])

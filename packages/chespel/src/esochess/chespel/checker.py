@@ -56,6 +56,9 @@ from esochess.fen import SourceError
 from esochess.fen.fen import parse_fen
 
 MAX_ERRORS = 50
+# An implementation limit (not in the spec): deeper expressions are refused with an error
+# rather than risking the recursion limits of this checker and of the generated Python.
+MAX_DEPTH = 200
 NUM_LIMIT = 10_000_000  # 10000 in milli-units
 TYPE_VALUE = {1: 1000, 2: 3000, 3: 3000, 4: 5000, 5: 9000, 6: 0}
 
@@ -199,6 +202,26 @@ def const_value(expr: ast.Expr) -> int | None:
     return None
 
 
+def expression_depth(expr: ast.Expr) -> int:
+    """Nesting depth of an expression tree (a literal is 1), computed without recursion."""
+    deepest = 0
+    stack = [(expr, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, ast.Unary):
+            stack.append((node.operand, depth + 1))
+        elif isinstance(node, ast.Binary):
+            stack.extend(((node.left, depth + 1), (node.right, depth + 1)))
+        elif isinstance(node, ast.Call):
+            stack.extend((arg, depth + 1) for arg in node.args)
+            if node.receiver is not None:
+                stack.append((node.receiver, depth + 1))
+        elif isinstance(node, ast.ListLit):
+            stack.extend((item, depth + 1) for item in node.elements)
+    return deepest
+
+
 def _trunc_div(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
@@ -244,7 +267,12 @@ class _Checker:
         )
 
     def once(
-        self, seen: dict[str, _Item], key: str, item: _Item, message: str, pos: ast.Pos | None = None
+        self,
+        seen: dict[str, _Item],
+        key: str,
+        item: _Item,
+        message: str,
+        pos: ast.Pos | None = None,
     ) -> bool:
         """Record `item` under `key`; if already there, report `message (first at line N)`."""
         earlier = seen.get(key)
@@ -285,9 +313,7 @@ class _Checker:
                 self.error(param.pos, "parameters must come before the first rule")
             spec = table.get(param.name)
             if spec is None:
-                self.error(
-                    param.pos, f"unknown parameter '{param.name}' for module {module.kind}"
-                )
+                self.error(param.pos, f"unknown parameter '{param.name}' for module {module.kind}")
                 continue
             if not self.once(seen, param.name, param, f"parameter '{param.name}' is set twice"):
                 continue
@@ -384,9 +410,7 @@ class _Checker:
                 return var
         return None
 
-    def declare(
-        self, name: str, pos: ast.Pos, cls: Class | None, scope: dict[str, _Var]
-    ) -> None:
+    def declare(self, name: str, pos: ast.Pos, cls: Class | None, scope: dict[str, _Var]) -> None:
         if name in RESERVED:
             self.error(pos, f"'{name}' is a reserved word")
             return
@@ -398,11 +422,11 @@ class _Checker:
 
     def statement(self, stmt: ast.Stmt) -> None:
         if isinstance(stmt, ast.Score):
-            value = self.expr(stmt.value)
+            value = self.root(stmt.value)
             if value is not None and not is_numeric(value):
                 self.error(stmt.value.start, f"score value must be Num, found {value}")
             if stmt.justification is not None:
-                text = self.expr(stmt.justification)
+                text = self.root(stmt.justification)
                 if text is not None and text is not Base.STRING:
                     self.error(
                         stmt.justification.start, f"justification must be String, found {text}"
@@ -411,13 +435,13 @@ class _Checker:
             self.condition(stmt.condition)
             self.block(stmt.body)
         elif isinstance(stmt, ast.Let):
-            cls = self.expr(stmt.value)
+            cls = self.root(stmt.value)
             self.declare(stmt.name, stmt.name_pos, cls, self.scopes[-1])
         elif isinstance(stmt, ast.Loop):
             self.loop(stmt)
 
     def condition(self, expr: ast.Expr) -> None:
-        cls = self.expr(expr)
+        cls = self.root(expr)
         if cls is not None and cls is not Base.BOOL:
             self.error(expr.start, f"condition must be Bool, found {cls}")
 
@@ -438,6 +462,15 @@ class _Checker:
         self.block(loop.body, scope)
 
     # ---- expressions
+    def root(self, expr: ast.Expr) -> Class | None:
+        """Check a statement's whole expression, refusing absurdly deep nesting first."""
+        if expression_depth(expr) > MAX_DEPTH:
+            self.error(
+                expr.start, f"expression is nested too deeply (more than {MAX_DEPTH} levels)"
+            )
+            return None
+        return self.expr(expr)
+
     def expr(self, expr: ast.Expr) -> Class | None:
         cls = self._expr(expr)
         if cls is not None:
@@ -800,9 +833,7 @@ def _binary_class(op: str, left: Class, right: Class) -> Class | None:
         return Base.NUM if is_numeric(left) and is_numeric(right) else None
     if op in _ORDER:
         same = left == right and isinstance(left, Base) and left in ORDERABLE
-        mixed = (left is Base.NUM and is_numeric(right)) or (
-            right is Base.NUM and is_numeric(left)
-        )
+        mixed = (left is Base.NUM and is_numeric(right)) or (right is Base.NUM and is_numeric(left))
         return Base.BOOL if same or mixed else None
     if op in _RELATIVE:
         return Base.BOOL if left is Base.ROW and right is Base.ROW else None
@@ -812,9 +843,7 @@ def _binary_class(op: str, left: Class, right: Class) -> Class | None:
         if isinstance(left, Base) and isinstance(right, Base):
             if left == right and left in EQUATABLE:
                 return Base.BOOL
-            if (left is Base.NUM and is_numeric(right)) or (
-                right is Base.NUM and is_numeric(left)
-            ):
+            if (left is Base.NUM and is_numeric(right)) or (right is Base.NUM and is_numeric(left)):
                 return Base.BOOL
         return None
     if op == "in":

@@ -17,9 +17,11 @@ the module parameters and the opening rules. `concat_spelling` gives the source 
 
 from __future__ import annotations
 
+import sys
+
 import lark.exceptions
 from esochess.chespel import ast
-from esochess.chespel.checker import MAX_ERRORS, CallInfo, CheckResult, Opening, check
+from esochess.chespel.checker import MAX_DEPTH, MAX_ERRORS, CallInfo, CheckResult, Opening, check
 from esochess.chespel.classes import format_num
 from esochess.chespel.layout import LayoutError
 from esochess.chespel.parser import number_literal, parse, prepare_source, raw_tokens
@@ -36,9 +38,29 @@ __all__ = [
 ]
 
 
+# Frames the parse-tree transformer needs for programs within the checker's depth limit.
+_RECURSION_LIMIT = 12_000
+
+
 def compile_source(path: str, text: str) -> CheckResult:
     """Run the whole front end on `text` (read from `path`); never raises for user errors."""
     source = prepare_source(text)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        return _compile(path, source)
+    except RecursionError:
+        # Only a pathologically nested program gets here (thousands of levels).
+        result = CheckResult(path, None)
+        message = f"expression is nested too deeply (more than {MAX_DEPTH} levels)"
+        result.diagnostics = [SourceError(path, 1, 1, message)]
+        _attach_source(result, source)
+        return result
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _compile(path: str, source: str) -> CheckResult:
     try:
         program = parse(path, source)
     except SourceError as exc:
@@ -97,9 +119,7 @@ def format_report(result: CheckResult) -> str:
     parts = [format_diagnostic(d) for d in result.diagnostics]
     errors = len(result.errors)
     if errors:
-        parts.append(
-            f"compilation failed: {errors} error(s), {len(result.warnings)} warning(s)"
-        )
+        parts.append(f"compilation failed: {errors} error(s), {len(result.warnings)} warning(s)")
     return "\n".join(parts)
 
 
