@@ -27,6 +27,7 @@ any compile-time evaluation: one traced statement group per instruction.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ MAX_NEST = 8
 _ERRORS = (LOOP_START_NOT_FOUND, LOOP_STACK_OVERFLOW, LOOP_STACK_UNDERFLOW)
 _NOT_FOUND, _OVERFLOW, _UNDERFLOW = range(3)
 _NO_LIMIT = 1 << 200
+_RECURSION_LIMIT = 12 * MAX_LOOP_DEPTH + 1000
 _LOCALS = "mem=mem, out=out, rd=rd"
 
 # What the compiler knows about a cell: ("add", d) an addition not yet written,
@@ -629,6 +631,13 @@ def compile_program(
 ) -> CompiledProgram:
     """Compile a program once; `counted` is needed for `--max-steps`, `traced` for
     `--trace`."""
-    source = generate_source(program, counted=counted, traced=traced)
+    # Code generation recurses a few frames per loop level; 256 levels need more than
+    # Python's default limit of 1000 frames.
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+    try:
+        source = generate_source(program, counted=counted, traced=traced)
+    finally:
+        sys.setrecursionlimit(old_limit)
     code = compile(source, "<chazz>", "exec")
     return CompiledProgram(source, code, program.memory_size, counted or traced, traced)
