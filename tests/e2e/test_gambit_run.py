@@ -1,0 +1,126 @@
+"""End-to-end `gambit run`: the real console script, scripted human transcripts (§17.32)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "gambit"
+GAMBIT = Path(sys.executable).with_name("gambit")
+
+
+def gambit(*args: str, input: str = "", cwd: Path = EXAMPLES) -> subprocess.CompletedProcess[str]:
+    """Run the installed `gambit` script."""
+    env = dict(os.environ, PYTHONHASHSEED="random")
+    return subprocess.run(
+        [str(GAMBIT), *args], input=input, capture_output=True, text=True, cwd=cwd, env=env,
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_tic_tac_toe_scripted_transcript() -> None:
+    r = gambit("run", "tic-tac-toe.gmb", input="1\n4\n2\n5\n3\n")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[:4] == ["---", "---", "---", "[Player 1] Where do you play?"]
+    assert lines[4:13] == [f"  {i}) {i}" for i in range(1, 10)]
+    assert lines[13] == "> 1"
+    second = lines.index("[Player 2] Where do you play?")
+    options = []
+    for line in lines[second + 1 :]:
+        if not line.startswith("  "):
+            break
+        options.append(line)
+    assert options == [f"  {i}) {i}" for i in range(2, 10)]
+    assert lines[-4:] == ["XXX", "OO-", "---", "Player 1 wins"]
+    assert "Traceback" not in r.stdout + r.stderr
+
+
+def test_tic_tac_toe_invalid_input_is_asked_again() -> None:
+    r = gambit("run", "tic-tac-toe.gmb", input="1\n1\n0\nabc\n4\n2\n5\n3\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("Please enter one of the listed numbers.") == 3
+    assert r.stdout.splitlines()[-1] == "Player 1 wins"
+
+
+def test_tic_tac_toe_input_ends() -> None:
+    r = gambit("run", "tic-tac-toe.gmb", input="1\n")
+    assert r.returncode == 4
+
+
+def test_nim_scripted_transcript() -> None:
+    # Heaps 3, 4, 5: P1 takes 3 from heap 1, P2 4 from heap 2, P1 takes the last 5.
+    # Options are numbered within `Heap<size >= 1>`, so the remaining heap is always 1).
+    r = gambit("run", "nim.gmb", input="1\n3\n1\n4\n1\n5\n")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[:4] == ["heap 1 has 3", "heap 2 has 4", "heap 3 has 5",
+                         "[Player 1] Take from which heap?"]  # fmt: skip
+    assert "Player 1 takes 3 from heap 1" in lines
+    assert "Player 2 takes 4 from heap 2" in lines
+    # The emptied heaps are no longer offered.
+    last_prompt = len(lines) - 1 - lines[::-1].index("[Player 1] Take from which heap?")
+    assert lines[last_prompt + 1 : last_prompt + 3] == ["  1) heap 3", "> 1"]
+    assert lines[-2:] == ["Player 1 takes 5 from heap 3", "Player 1 wins"]
+
+
+def test_input_file_option(tmp_path: Path) -> None:
+    moves = tmp_path / "moves.txt"
+    moves.write_text("1\n4\n2\n5\n3\n")
+    r = gambit("run", "tic-tac-toe.gmb", "--input", str(moves))
+    assert r.returncode == 0
+    assert r.stdout.splitlines()[-1] == "Player 1 wins"
+
+
+def test_extension_is_optional() -> None:
+    r = gambit("run", "tic-tac-toe", input="1\n4\n2\n5\n3\n")
+    assert r.returncode == 0
+    assert r.stdout.splitlines()[-1] == "Player 1 wins"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "prog.gmb", "--bogus"],
+        ["run", "tic-tac-toe.gmb", "--players", "human,random,random"],
+        ["run", "notes.txt"],
+        ["run", "missing.gmb"],
+    ],
+)
+def test_usage_errors_exit_2(tmp_path: Path, args: list[str]) -> None:
+    (tmp_path / "prog.gmb").write_text("main() { }\n")
+    (tmp_path / "notes.txt").write_text("main() { }\n")
+    (tmp_path / "tic-tac-toe.gmb").write_text((EXAMPLES / "tic-tac-toe.gmb").read_text())
+    r = gambit(*args, cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.strip()
+    assert "Traceback" not in r.stderr
+
+
+def test_runtime_error_exit_1(tmp_path: Path) -> None:
+    (tmp_path / "prog.gmb").write_text(
+        "fn ratio(int a, int b) => a / b\nmain() {\n    print(ratio(1, 0))\n}\n"
+    )
+    r = gambit("run", "prog.gmb", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr.splitlines()[0] == "prog.gmb:1:29: runtime error: division by zero"
+    assert r.stderr.splitlines()[3] == "  called from main at prog.gmb:3:11"
+
+
+def test_gambit_file_extension_and_umbrella(tmp_path: Path) -> None:
+    (tmp_path / "hello.gambit").write_text('main() { print("hello") }\n')
+    r = gambit("run", "hello.gambit", cwd=tmp_path)
+    assert r.stdout == "hello\nNo result\n"
+    umbrella = GAMBIT.with_name("esochess")
+    r2 = subprocess.run([str(umbrella), "gambit", "run", "hello.gambit"], capture_output=True,
+                        text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    assert r2.stdout == "hello\nNo result\n"
+
+
+def test_version() -> None:
+    assert gambit("--version").stdout.strip() == "gambit 1.0"
