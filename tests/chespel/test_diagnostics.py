@@ -437,3 +437,16 @@ def test_k24_comments_compile_without_diagnostics() -> None:
         'rule r:\n\tscore 0 " /* not a comment */ // nor this"; // a real comment\n// last line'
     )
     assert compile_source("F", source).diagnostics == []
+
+
+def test_parameter_literals_are_truncated_like_any_number() -> None:
+    result = compile_source("F", "module search\nmaxTime = 0.0105\n" + EVAL)
+    assert result.ok
+    assert result.search["maxTime"] == 10
+    assert [d.header() for d in result.diagnostics] == [
+        "F:2:11: warning: number 0.0105 has more than 3 decimals; truncated to 0.01"
+    ]
+    low = compile_source("F", "module search\nmaxTime = 0.0099\n" + EVAL)
+    assert [d.message for d in low.errors] == [
+        "parameter 'maxTime' must be a number between 0.01 and 3600"
+    ]

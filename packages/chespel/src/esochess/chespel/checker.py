@@ -335,7 +335,17 @@ class _Checker:
         if text in ("true", "false", "-true", "-false"):
             self.error(param.value_pos, problem)
             return None
+        digits = text.lstrip("-")
+        decimals = digits.partition(".")[2]
+        # Literals keep at most 3 decimals (§1.6), here as everywhere else.
         number = Fraction(text)
+        if len(decimals) > 3:
+            millis = int(number * 1000)  # int() truncates toward zero
+            number = Fraction(millis, 1000)
+            self.warning(
+                param.value_pos,
+                f"number {digits} has more than 3 decimals; truncated to {format_num(millis)}",
+            )
         if not low <= number <= high or (kind == "int" and number.denominator != 1):
             self.error(param.value_pos, problem)
             return None
