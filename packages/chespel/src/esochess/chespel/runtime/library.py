@@ -40,15 +40,15 @@ BB_EXPANDED_CENTER = (chess.BB_FILE_C | chess.BB_FILE_D | chess.BB_FILE_E | ches
     chess.BB_RANK_3 | chess.BB_RANK_4 | chess.BB_RANK_5 | chess.BB_RANK_6
 )
 BB_LONG_DIAGONALS = 0x8040201008040201 | 0x0102040810204080
-BB_DIAGONAL_THROUGH = [
-    (chess.BB_DIAG_MASKS[sq] | chess.BB_SQUARES[sq]) & ~chess.BB_SQUARES[sq] for sq in range(64)
-]
+# Lines through a square on an empty board (python-chess's *_MASKS leave out the edges).
+BB_DIAGONAL_THROUGH = [chess.BB_DIAG_ATTACKS[sq][0] for sq in range(64)]
+BB_STRAIGHT_THROUGH = [chess.BB_RANK_ATTACKS[sq][0] | chess.BB_FILE_ATTACKS[sq][0]
+                       for sq in range(64)]
 PHASE_VALUES = ((chess.KNIGHT, 3000), (chess.BISHOP, 3000), (chess.ROOK, 5000), (chess.QUEEN, 9000))
 STARTING_TYPES = (
     chess.ROOK, chess.KNIGHT, chess.BISHOP, chess.QUEEN, chess.KING, chess.BISHOP,
     chess.KNIGHT, chess.ROOK,
 )
-SLIDERS = ((chess.ROOK, chess.BB_RANK_ATTACKS, chess.BB_FILE_ATTACKS), (chess.BISHOP, chess.BB_DIAG_ATTACKS))
 
 
 class Context:
@@ -769,8 +769,7 @@ def _slider_lines(ctx: Context, color: bool, sq: int) -> int:
     straight = (board.rooks | board.queens) & board.occupied_co[enemy]
     diagonal = (board.bishops | board.queens) & board.occupied_co[enemy]
     attackers = ctx.attackers(enemy, sq)
-    return attackers & ((straight & (chess.BB_RANK_MASKS[sq] | chess.BB_FILE_MASKS[sq]))
-                        | (diagonal & chess.BB_DIAG_MASKS[sq]))
+    return attackers & ((straight & BB_STRAIGHT_THROUGH[sq]) | (diagonal & BB_DIAGONAL_THROUGH[sq]))
 
 
 def Piece_pinned(ctx: Context, me: bool, p: int) -> bool:

@@ -1,0 +1,102 @@
+"""The run-time library (§4) through compiled programs, on hand-checked positions."""
+
+from __future__ import annotations
+
+import pytest
+from test_eval_support import S, program, verbose
+
+PINS = "r3k2r/pp3ppp/2n5/3pP3/1b6/2N5/PP3PPP/R3K2R w KQkq d6 0 12"
+TACTICS = "6k1/2r1q2p/7P/3N4/8/1BP5/2P5/R2RK3 w - - 0 1"
+
+LIBRARY_ONE = """rule pinned:
+\tscore 0 "" ++ me.pinnedPieces ++ foe.pinnedPieces;
+rule absolute:
+\tscore 0 "" ++ [c3, b4].pieces.absolutePinned;
+rule passed:
+\tscore 0 "" ++ me.passedPawns ++ foe.passedPawns;
+rule isolated:
+\tscore 0 "" ++ me.isolatedPawns ++ foe.isolatedPawns;
+rule ep:
+\tscore 0 "" ++ d6.enPassant ++ e6.enPassant ++ d5.pieces.enPassantPawn;
+rule mobility:
+\tscore me.mobility;
+rule castle:
+\tscore 0 "" ++ me.canCastle ++ foe.canCastle ++ me.hasCastlingAbility;
+rule moves:
+\tscore 0 "" ++ c3.pieces.moves ++ e5.pieces.moves;
+rule cells:
+\tscore 0 "" ++ a1.adjacent ++ c1.diagonal ++ e4.color ++ a1.color;
+rule covers:
+\tscore 0 "" ++ c6.pieces.threatens ++ b4.pieces.threatenedBy ++ e8.pieces.covers;
+rule types:
+\tscore 0 "" ++ knight.startingPos(black) ++ pawn.alive(me) ++ rock.major ++ bishop.minor;
+rule columns:
+\tscore 0 "" ++ $d.open ++ $e.halfOpen ++ $e.halfOpenFor(foe) ++ $f.closed ++ $c.open;
+rule hanging:
+\tscore 0 "" ++ me.hangingPieces ++ foe.hangingPieces ++ foe.exposedPieces.length;
+rule checks:
+\tscore 0 "" ++ me.check ++ foe.makesCheck ++ me.battery ++ phaseMaterial ++ inEndgame;
+"""
+
+
+def test_library_on_a_pinned_position() -> None:
+    # Mobility and moves are "as if the player were to move": no en passant cell, so
+    # exd6 is not counted (21 of python-chess's 22 distinct from-to pairs).
+    assert verbose(program(LIBRARY_ONE), PINS) == [
+        "score for white: 21",
+        "pinned: 0 [wNc3][]",
+        "absolute: 0 [true, false]",
+        "passed: 0 [][bPd5]",
+        "isolated: 0 [][bPd5]",
+        "ep: 0 truefalse[true]",
+        "mobility: +21",
+        "castle: 0 truetruetrue",
+        "moves: 0 [][e6]",
+        "cells: 0 [b1, a2, b2][b2, d2, a3, e3, f4, g5, h6]whiteblack",
+        "covers: 0 [wPe5][][bPf7]",
+        "types: 0 [b8, g8]6truetrue",
+        "columns: 0 falsetruetruetruetrue",
+        "hanging: 0 [wPe5][bPd5]5",
+        "checks: 0 falsefalsefalse29false",
+    ]
+
+
+LIBRARY_TWO = """rule structure:
+\tscore 0 "" ++ me.connectedRocks ++ me.battery ++ d5.pieces.fork ++ me.bishopPair;
+rule pawns:
+\tscore 0 "" ++ me.doubledPawns ++ me.advancedPawns ++ me.isolatedPawns ++ me.passedPawns;
+rule bishops:
+\tscore 0 "" ++ b3.pieces.badBishop ++ b3.pieces.whiteCellBishop ++ b3.pieces.blackCellBishop;
+rule relations:
+\tscore 0 "" ++ e7.pieces.threatenedBy ++ c7.pieces.singleCoveredPieces ++ d5.pieces.threatenedHangedPieces;
+rule misc:
+\tscore foe.king.cell.distance(h6) + me.rank(2).number + row(3).rank(foe) + col(2).number;
+"""
+
+
+def test_library_on_a_tactical_position() -> None:
+    assert verbose(program(LIBRARY_TWO), TACTICS) == [
+        "score for white: 12",
+        "structure: 0 truetrue[true]false",
+        "pawns: 0 [wPc2, wPc3][wPh6][wPc2, wPc3, wPh6][wPc2, wPc3]",
+        "bishops: 0 [false][true][false]",
+        "relations: 0 [wNd5][bQe7][]",
+        "misc: +12",
+    ]
+
+
+@pytest.mark.parametrize(("statement", "message"), [
+    ("score row(me.pieces.length).number;", "3:8: runtime error: no row 16"),
+    ("score col(me.pieces.length / 32).number;", "3:8: runtime error: no column 0.5"),
+    ("score me.rank(me.pieces.length / 32).number;", "3:11: runtime error: no rank 0.5"),
+    ("score foe.passedPawns.head.value;", "3:24: runtime error: head of an empty list"),
+    ("score foe.passedPawns.last.value;", "3:24: runtime error: last of an empty list"),
+    ("score foe.passedPawns.value.min;", "3:30: runtime error: min of an empty list"),
+    ("score foe.passedPawns.value.max;", "3:30: runtime error: max of an empty list"),
+    ("score [1].elem(me.pieces.length / 32);", "3:12: runtime error: index 0.5 out of "
+     "range for a list of length 1"),
+    ("score 1 / (me.pieces.length - 16);", "3:10: runtime error: division by zero"),
+])
+def test_runtime_errors(statement: str, message: str) -> None:
+    prog = program(f"module evaluation\nrule r:\n\t{statement}\n")
+    assert verbose(prog, S) == [f"error: t.chp:{message}"]
