@@ -259,9 +259,11 @@ class _Checker:
 
     # ---- diagnostics
     def error(self, pos: ast.Pos, message: str) -> None:
+        """Record an error at `pos`."""
         self.result.diagnostics.append(SourceError(self.path, pos.line, pos.column, message))
 
     def warning(self, pos: ast.Pos, message: str) -> None:
+        """Record a warning at `pos`."""
         self.result.diagnostics.append(
             SourceError(self.path, pos.line, pos.column, message, severity="warning")
         )
@@ -284,6 +286,7 @@ class _Checker:
 
     # ---- program level
     def run(self) -> CheckResult:
+        """Check the whole program and return the result."""
         seen: dict[str, ast.Module] = {}
         rule_names: dict[str, ast.Rule] = {}
         for module in self.program.modules:
@@ -304,6 +307,7 @@ class _Checker:
         return self.result
 
     def parameters(self, module: ast.Module, primary: bool) -> None:
+        """E17-E20 for the parameters of a search or endgame module; keep the values."""
         table = _PARAMETERS[module.kind]
         values = self.result.search if module.kind == "search" else self.result.endgame
         seen: dict[str, ast.Parameter] = {}
@@ -324,6 +328,7 @@ class _Checker:
     def parameter_value(
         self, param: ast.Parameter, spec: tuple[str, Fraction, Fraction, str]
     ) -> int | bool | None:
+        """The typed value of one parameter, or None after reporting E19."""
         kind, low, high, description = spec
         text = param.value
         problem = f"parameter '{param.name}' must be {description}"
@@ -354,6 +359,7 @@ class _Checker:
         return int(number * 1000)
 
     def openings(self, module: ast.Module, primary: bool) -> None:
+        """E21, E22 and W4 for the opening rules; keep their keys."""
         seen: dict[str, ast.OpeningRule] = {}
         found: list[Opening] = []
         for rule in module.openings:
@@ -388,6 +394,7 @@ class _Checker:
             self.result.openings = tuple(found)
 
     def fen(self, text: str, pos: ast.Pos) -> chess.Board | None:
+        """Parse an opening FEN, or report E21 and return None."""
         try:
             return parse_fen(text, path=self.path, drop_impossible_castling=True)
         except SourceError as exc:
@@ -398,22 +405,26 @@ class _Checker:
 
     # ---- rules and statements
     def rule(self, rule: ast.Rule) -> None:
+        """W3, then the rule body."""
         if not _has_score(rule.body):
             self.warning(rule.name_pos, f"rule '{rule.name}' has no score statement")
         self.block(rule.body)
 
     def block(self, body: tuple[ast.Stmt, ...], preset: dict[str, _Var] | None = None) -> None:
+        """Check statements in a new scope (optionally pre-filled with loop variables)."""
         self.scopes.append(preset if preset is not None else {})
         for stmt in body:
             self.statement(stmt)
         self.close_scope()
 
     def close_scope(self) -> None:
+        """Leave a scope, reporting W2 for its unused variables."""
         for var in self.scopes.pop().values():
             if not var.used:
                 self.warning(var.pos, f"unused variable '{var.name}'")
 
     def lookup(self, name: str) -> _Var | None:
+        """The variable `name` in scope, if any."""
         for scope in reversed(self.scopes):
             var = scope.get(name)
             if var is not None:
@@ -421,6 +432,7 @@ class _Checker:
         return None
 
     def declare(self, name: str, pos: ast.Pos, cls: Class | None, scope: dict[str, _Var]) -> None:
+        """Declare a variable (E37 for reserved words, E36 when already in scope)."""
         if name in RESERVED:
             self.error(pos, f"'{name}' is a reserved word")
             return
@@ -431,6 +443,7 @@ class _Checker:
         scope[name] = _Var(name, pos, cls)
 
     def statement(self, stmt: ast.Stmt) -> None:
+        """Check one statement."""
         if isinstance(stmt, ast.Score):
             value = self.root(stmt.value)
             if value is not None and not is_numeric(value):
@@ -451,11 +464,13 @@ class _Checker:
             self.loop(stmt)
 
     def condition(self, expr: ast.Expr) -> None:
+        """Check an if or loop condition (E30)."""
         cls = self.root(expr)
         if cls is not None and cls is not Base.BOOL:
             self.error(expr.start, f"condition must be Bool, found {cls}")
 
     def loop(self, loop: ast.Loop) -> None:
+        """Check a loop header (variables, conditions with the implicit receiver) and body."""
         cls = Base.PIECE if loop.kind == "piece" else Base.CELL
         scope: dict[str, _Var] = {}
         for var in loop.variables:
@@ -482,6 +497,7 @@ class _Checker:
         return self.expr(expr)
 
     def expr(self, expr: ast.Expr) -> Class | None:
+        """The class of `expr` (recorded for the back end), or None after an error."""
         cls = self._expr(expr)
         if cls is not None:
             self.result.classes[id(expr)] = cls
@@ -506,6 +522,7 @@ class _Checker:
         raise TypeError(f"unknown expression node {type(expr).__name__}")
 
     def number(self, lit: ast.NumLit) -> Class | None:
+        """E11 and W1 for a number literal."""
         frac = lit.spelling.partition(".")[2]
         if Fraction(lit.spelling) > 10000:
             self.error(lit.pos, f"number out of range (-10000..10000): {lit.spelling}")
@@ -519,6 +536,7 @@ class _Checker:
         return Base.NUM
 
     def list_literal(self, lit: ast.ListLit) -> Class | None:
+        """E33 and E34 for a list literal."""
         classes = [self.expr(e) for e in lit.elements]
         if any(c is None for c in classes):
             return None
@@ -540,6 +558,7 @@ class _Checker:
         return ListOf(first)
 
     def name(self, node: ast.Name) -> Class | None:
+        """Resolve a bare word (the steps of §4.2 without arguments)."""
         var = self.lookup(node.name)
         if var is not None:
             var.used = True
@@ -560,6 +579,7 @@ class _Checker:
         return None
 
     def call(self, node: ast.Call) -> Class | None:
+        """Resolve a call: a method on a receiver, or a bare call by the steps of §4.2."""
         if node.receiver is not None:
             receiver = self.expr(node.receiver)
             if receiver is None:
@@ -655,6 +675,7 @@ class _Checker:
         arg_exprs: tuple[ast.Expr, ...],
         args: list[Class],
     ) -> Class | None:
+        """Check `receiver.name(args)` with list methods, lifting and aggregation."""
         name = node.name if isinstance(node, (ast.Name, ast.Call)) else ""
         pos = node.pos
         lifted = False
@@ -762,6 +783,7 @@ class _Checker:
         return True
 
     def check_ranges(self, entry: Entry, name: str, arg_exprs: tuple[ast.Expr, ...]) -> None:
+        """E41 for constant arguments outside an entry's range."""
         for index, arg in enumerate(arg_exprs):
             rng = entry.range_of(index)
             if rng is None:
@@ -771,11 +793,13 @@ class _Checker:
                 self.error(arg.start, f"argument out of range for '{name}': {format_num(value)}")
 
     def arity_error(self, pos: ast.Pos, name: str, entries: tuple[Entry, ...], given: int) -> None:
+        """Report E27 for the signatures `entries`."""
         arities = sorted({e.arity for e in entries})
         text = " or ".join(str(a) for a in arities)
         self.error(pos, f"'{name}' expects {text} argument(s), {given} given")
 
     def ambiguous(self, pos: ast.Pos, name: str, cls: Class, found: Ambiguous) -> None:
+        """Report E26."""
         self.error(
             pos,
             f"method '{name}' is ambiguous for class {cls} "
@@ -783,6 +807,7 @@ class _Checker:
         )
 
     def unary(self, node: ast.Unary) -> Class | None:
+        """Class of a prefix operation (E29 if it does not apply)."""
         operand = self.expr(node.operand)
         if operand is None:
             return None
@@ -795,6 +820,7 @@ class _Checker:
         return None
 
     def binary(self, node: ast.Binary) -> Class | None:
+        """Class of an infix operation (E29, E38)."""
         left = self.expr(node.left)
         right = self.expr(node.right)
         if left is None or right is None:

@@ -178,6 +178,7 @@ class _ToAst(Transformer[Token, ast.Program]):
 
     # ---- program and modules
     def start(self, children: list[Any]) -> ast.Program:
+        """The whole file: its modules in order."""
         return ast.Program(self.path, tuple(children))
 
     def _module(self, children: list[Any]) -> ast.Module:
@@ -195,17 +196,20 @@ class _ToAst(Transformer[Token, ast.Program]):
     search_module = evaluation_module = endgame_module = opening_module = _module
 
     def parameter(self, children: list[Any]) -> ast.Parameter:
+        """`NAME = [-]VALUE [;]`; the value keeps its sign as text."""
         name = children[0]
         rest = [c for c in children[2:] if c.type != "SEMI"]
         value = "".join(str(c) for c in rest)
         return ast.Parameter(_pos(name), str(name), value, _pos(rest[0]))
 
     def opening_rule(self, children: list[Any]) -> ast.OpeningRule:
+        """`'FEN' -> 'FEN';` (quotes stripped)."""
         origin, _, dest, _ = children
         return ast.OpeningRule(_pos(origin), str(origin)[1:-1], str(dest)[1:-1], _pos(dest))
 
     # ---- rules and statements
     def rule(self, children: list[Any]) -> ast.Rule:
+        """`[sym] rule WORDS: block`; the name joins the words with single spaces."""
         head = children[0]
         sym = head.type == "SYM"
         words = children[(2 if sym else 1) : -2]
@@ -214,31 +218,39 @@ class _ToAst(Transformer[Token, ast.Program]):
         )
 
     def rule_word(self, children: list[Any]) -> Token:
+        """A word of a rule name or a variable name: the token itself."""
         return children[0]  # type: ignore[no-any-return]
 
     var_name = rule_word
 
     def block(self, children: list[Any]) -> tuple[ast.Stmt, ...]:
+        """The statements of an indented block."""
         return tuple(c for c in children if isinstance(c, ast.Stmt))
 
     def score_stmt(self, children: list[Any]) -> ast.Score:
+        """`score VALUE [[,] JUSTIFICATION];`."""
         exprs = _exprs(children)
         return ast.Score(_pos(children[0]), exprs[0], exprs[1] if len(exprs) > 1 else None)
 
     def justification(self, children: list[Any]) -> ast.Expr:
+        """The justification expression (the optional comma dropped)."""
         return _exprs(children)[0]
 
     def if_block(self, children: list[Any]) -> ast.If:
+        """`if COND:` and its block."""
         return ast.If(_pos(children[0]), children[1], children[3], False, _pos(children[2]))
 
     def if_inline(self, children: list[Any]) -> ast.If:
+        """`if COND score ...;`."""
         return ast.If(_pos(children[0]), children[1], (children[2],), True)
 
     def let_stmt(self, children: list[Any]) -> ast.Let:
+        """`let NAME = VALUE;`."""
         name = children[1]
         return ast.Let(_pos(children[0]), str(name), _pos(name), children[3])
 
     def loop_stmt(self, children: list[Any]) -> ast.Loop:
+        """`piece|cell V, ... [with C, ...]:` and its block."""
         head = children[0]
         variables: list[ast.VarDecl] = []
         conditions: list[ast.Expr] = []
@@ -256,10 +268,12 @@ class _ToAst(Transformer[Token, ast.Program]):
 
     # ---- expressions
     def binary(self, children: list[Any]) -> ast.Binary:
+        """An infix operator; its position is the operator, its start the left operand."""
         left, op, right = children
         return ast.Binary(_pos(op), left.start, str(op), left, right)
 
     def chain(self, children: list[Any]) -> ast.Binary:
+        """A comparison; a second comparison operator in a row is E39."""
         if len(children) > 3:
             op = children[3]
             raise LayoutError(
@@ -268,26 +282,32 @@ class _ToAst(Transformer[Token, ast.Program]):
         return self.binary(children)
 
     def unary(self, children: list[Any]) -> ast.Unary:
+        """A prefix operator (`-`, `abs`, `not`)."""
         op, operand = children
         return ast.Unary(_pos(op), _pos(op), str(op), operand)
 
     def method(self, children: list[Any]) -> ast.Call:
+        """`receiver.name` with optional arguments."""
         receiver, _, name = children[:3]
         args = children[3] if len(children) > 3 else None
         items = args.items if isinstance(args, _Args) else ()
         return ast.Call(_pos(name), receiver.start, receiver, str(name), items, args is not None)
 
     def arguments(self, children: list[Any]) -> _Args:
+        """A parenthesised argument list (possibly empty)."""
         return _Args(_exprs(children))
 
     def list_lit(self, children: list[Any]) -> ast.ListLit:
+        """A list literal."""
         return ast.ListLit(_pos(children[0]), _pos(children[0]), _exprs(children))
 
     def paren(self, children: list[Any]) -> ast.Expr:
+        """A parenthesised expression: no node, but its start moves to the `(`."""
         inner: ast.Expr = children[1]
         return replace(inner, start=_pos(children[0]))
 
     def name(self, children: list[Any]) -> ast.Expr:
+        """A bare word, or a bare call when followed by arguments."""
         tok = children[0]
         if len(children) > 1:
             args = children[1]
@@ -295,10 +315,12 @@ class _ToAst(Transformer[Token, ast.Program]):
         return ast.Name(_pos(tok), _pos(tok), str(tok))
 
     def in_call(self, children: list[Any]) -> ast.Call:
+        """The global form `in(x, L)`."""
         tok, args = children
         return ast.Call(_pos(tok), _pos(tok), None, "in", args.items, True)
 
     def literal(self, children: list[Any]) -> ast.Expr:
+        """A literal token as its AST node."""
         tok: Token = children[0]
         p = _pos(tok)
         text = str(tok)
