@@ -10,8 +10,8 @@
   expression (explicit, the first argument of a global-form call, or the implicit loop
   variable of §6.6), the component-accessor `path` of §3.5, and whether the call is
   lifted over a list (§3.6).
-* `variable_class(stmt_or_decl)`: not needed; a `Let`'s class is `class_of(let.value)`,
-  loop variables are Piece (`piece`) or Cell (`cell`).
+* Variables: a `Let`'s class is `class_of(let.value)`; loop variables are Piece
+  (`piece` loops) or Cell (`cell` loops).
 * `search` / `endgame`: module parameters with defaults filled in (Num parameters in
   milli-units, integers as int, flags as bool); `openings`: the opening rules with their
   position keys (§9).
@@ -21,7 +21,6 @@ Annotations are keyed by node identity; the result keeps the program alive.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeVar
@@ -243,10 +242,6 @@ def _has_score(stmts: tuple[ast.Stmt, ...]) -> bool:
         if isinstance(stmt, (ast.If, ast.Loop)) and _has_score(stmt.body):
             return True
     return False
-
-
-def _kind_name(base: Base) -> str:
-    return base.value
 
 
 class _Checker:
@@ -900,8 +895,3 @@ def _binary_class(op: str, left: Class, right: Class) -> Class | None:
 def check(program: ast.Program, path: str) -> CheckResult:
     """Check a parsed program; see the module docstring for what the result holds."""
     return _Checker(program, path).run()
-
-
-def iter_calls(result: CheckResult) -> Iterator[CallInfo]:
-    """Every resolved call of the program (for tests and tools)."""
-    return iter(result.calls.values())
