@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -136,6 +137,31 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
         if legal:
             found.append(LegalOption(key, f, out))
     return found
+
+
+def random_legal_option(machine: Machine, decision: Decision, rng: random.Random) -> LegalOption | None:
+    """A uniformly random legal option, found by rejection: draw options without
+    replacement until one has a legal completion (None when none has).
+
+    Each legal option is equally likely, but only the drawn options are explored, so
+    AI simulations avoid the full look-ahead of `legal_options`.
+    """
+    keys = candidates(decision)
+    while keys:
+        key = keys.pop(rng.randrange(len(keys)))
+        f = pausing_fork(machine)
+        f.choose(key)
+        try:
+            out = f.run_until_decision()
+            legal = ends_turn(out, decision.seat)
+            if legal is None:
+                assert isinstance(out, Decision)
+                legal = _completes(f, out, decision.seat)
+        except GambitRuntimeError as err:
+            raise exploring_error(err, decision, key) from None
+        if legal:
+            return LegalOption(key, f, out)
+    return None
 
 
 def listed_indices(decision: Decision, legal: Sequence[LegalOption]) -> list[int]:

@@ -23,6 +23,7 @@ from esochess.gambit.game import (
     legal_options,
     option_lines,
     parse_key,
+    random_legal_option,
 )
 from esochess.gambit.machine import Decision, Machine, Result
 
@@ -107,22 +108,34 @@ class RandomPlayer:
 
 
 class _Node:
-    """An MCTS tree node: one decision with per-option visits and reward totals."""
+    """An MCTS tree node: one decision with per-option visits and reward totals.
+
+    The legal options are computed when the node is first expanded, not when it is
+    created, so leaves that are never revisited cost no look-ahead.
+    """
 
     __slots__ = ("seat", "noptions", "keys", "untried", "children", "visits", "totals", "n")
 
-    def __init__(self, decision: Decision, keys: list[Key], seats: int) -> None:
+    def __init__(self, decision: Decision) -> None:
         self.seat = decision.seat
         self.noptions = len(decision.options)
+        self.keys: list[Key] | None = None
+        self.untried: list[Key] = []
+        self.children: dict[Key, _Node] = {}
+        self.visits: dict[Key, int] = {}
+        self.totals: dict[Key, list[float]] = {}
+        self.n = 0
+
+    def set_keys(self, keys: list[Key], seats: int) -> None:
+        """Record the node's legal options (once)."""
         self.keys = keys
         self.untried = list(keys)
-        self.children: dict[Key, _Node] = {}
-        self.visits: dict[Key, int] = {k: 0 for k in keys}
-        self.totals: dict[Key, list[float]] = {k: [0.0] * seats for k in keys}
-        self.n = 0
+        self.visits = {k: 0 for k in keys}
+        self.totals = {k: [0.0] * seats for k in keys}
 
     def select(self) -> Key:
         """The child maximising UCT for this node's player; ties to the lowest key."""
+        assert self.keys
         log_n = math.log(self.n)
         me = self.seat - 1
         best_key = self.keys[0]
@@ -135,17 +148,13 @@ class _Node:
         return best_key
 
 
-@dataclass
-class _Cursor:
-    """A forked machine paused at an outcome, with that decision's legal options if known."""
-
-    machine: Machine
-    outcome: Outcome
-    legal: list[LegalOption] | None = None
-
-
 class MctsPlayer:
-    """Monte-Carlo tree search with UCT, exactly as §15.2."""
+    """Monte-Carlo tree search with UCT, as §15.2.
+
+    Simulations pick each uniformly random legal option by rejection (draw options
+    without replacement until one is legal), which is the same distribution as drawing
+    from the full legal list but explores far fewer completions.
+    """
 
     def __init__(
         self,
@@ -161,9 +170,11 @@ class MctsPlayer:
     def decide(self, machine: Machine, decision: Decision, legal: Sequence[LegalOption]) -> Key:
         """Run the iterations from this decision and pick the most visited option."""
         seats = machine.seats
-        root = _Node(decision, [o.key for o in legal], seats)
+        root = _Node(decision)
+        root.set_keys([o.key for o in legal], seats)
         for _ in range(self.iterations):
             self._iterate(machine, decision, root, seats)
+        assert root.keys
         best_key = root.keys[0]
         best = -1
         for k in root.keys:
@@ -176,26 +187,26 @@ class MctsPlayer:
         f = machine.fork()
         f.reseed(r.getrandbits(64))
         node = root
+        out: Outcome = decision
         path: list[tuple[_Node, Key]] = []
-        cursor: _Cursor | None = None
         while True:
+            if node.keys is None:
+                assert isinstance(out, Decision)
+                node.set_keys([o.key for o in legal_options(f, out)], seats)
+            if not node.keys:
+                break
             if node.untried:
                 key = node.untried.pop(r.randrange(len(node.untried)))
                 f.choose(key)
                 out = f.run_until_decision()
                 path.append((node, key))
-                cursor = _Cursor(f, out)
                 if isinstance(out, Decision):
-                    cursor.legal = legal_options(f, out)
-                    node.children[key] = _Node(out, [o.key for o in cursor.legal], seats)
-                break
-            if not node.keys:
+                    node.children[key] = _Node(out)
                 break
             key = node.select()
             f.choose(key)
             out = f.run_until_decision()
             path.append((node, key))
-            cursor = _Cursor(f, out)
             child = node.children.get(key)
             if (
                 not isinstance(out, Decision)
@@ -205,8 +216,7 @@ class MctsPlayer:
             ):
                 break
             node = child
-        assert cursor is not None  # the root always has an option, so the loop moved once
-        rewards = self._simulate(cursor, seats)
+        rewards = self._simulate(f, out, seats)
         for n, k in path:
             n.n += 1
             n.visits[k] += 1
@@ -214,19 +224,16 @@ class MctsPlayer:
             for s in range(seats):
                 totals[s] += rewards[s]
 
-    def _simulate(self, cursor: _Cursor, seats: int) -> tuple[float, ...]:
+    def _simulate(self, m: Machine, out: Outcome, seats: int) -> tuple[float, ...]:
         """Play uniformly random legal options to the end; the reward vector."""
         r = self.rng
-        m, out, legal = cursor.machine, cursor.outcome, cursor.legal
         while isinstance(out, Decision):
             if m.decisions_made >= self.decision_limit:
                 break
-            if legal is None:
-                legal = legal_options(m, out)
-            if not legal:
+            pick = random_legal_option(m, out, r)
+            if pick is None:
                 break
-            pick = legal[r.randrange(len(legal))]
-            m, out, legal = pick.machine, advance(pick.machine, pick.outcome), None
+            m, out = pick.machine, advance(pick.machine, pick.outcome)
         if isinstance(out, Result):
             return out.scores()
         return tuple(0.5 for _ in range(seats))
