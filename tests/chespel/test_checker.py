@@ -275,3 +275,47 @@ def test_k33_aggregation() -> None:
     assert [d.message.split(" (")[0] for d in bad.errors] == [
         "method 'pieces' is ambiguous for class Piece"
     ]
+
+
+# The inline programs of spec §13 (front-end part: they must check without errors, with
+# exactly the warnings given).
+SPEC_PROGRAMS = {
+    "K03": "sym rule pawns:\n\tpiece p with p.player == me, p.type == pawn:\n\t\tscore 1;\n",
+    "K07": "rule s:\n\tscore 0 knight ++ true ++ 4.0 ++ 3+7 ++ pawn == knight;\n\n"
+    'rule t:\n\tscore 0, "r" ++ $4 ++ $d ++ e4 ++ me ++ white ++ 0.50 ++ 1/4 ++ [$1, $2]'
+    " ++ me.king;\n",
+    "K15": "rule pairs:\n\tpiece p1, p2 with p1.player == me, p2.player == me, p1.type == pawn,"
+    " p2.type == pawn, p1.cell.col < p2.cell.col:\n\t\tscore 1;\n"
+    "rule centre:\n\tcell c with inCenter:\n\t\tscore 1;\n"
+    "rule triples:\n\tcell a, b, c with a.inCenter, b.inCenter, c.inCenter:\n\t\tscore 1;\n",
+    "K16": "rule mine:\n\tpiece p with player == me, type == pawn:\n\t\tscore 1;\n"
+    "rule centre:\n\tpiece p with cell.inCenter:\n\t\tscore 1;\n",
+    "K17": "rule r:\n\tif ($4 *> $3) score 1;\n",
+    "K18": "rule a:\n\tscore 900 * 9;\nrule b:\n\tscore 5000 / 2;\nrule c:\n\tscore -7 / 2;\n"
+    "rule d:\n\tscore 2 / 3 * 3;\nrule e:\n\tscore 9000;\n\tscore 9000;\n\tscore -9000;\n",
+    "K19": "rule count:\n\tscore me.pieces.length;\nrule values:\n\tscore me.pieces.value.sum / 10;\n"
+    "rule sorting:\n\tscore [3, 1, 2].sort.head;\n"
+    "rule empty:\n\tif (foe.pieces.coveredBy.nub == []) score 100;\n"
+    "rule member:\n\tif ($d in [$d, $e] and not ($a in [$d, $e])) score 0.5;\n",
+    "K20": "sym rule c:\n\tif (me.castled) score 1;\n",
+    "K21": "sym rule material:\n\tpiece p with p.player == me:\n\t\tscore p.value;\n\n"
+    "module endgame\nthreshold = 10\nreplace = true\n\n"
+    'sym rule activeKing:\n\tif (me.king.cell.inExpandedCenter) score 0.5 "active king";\n',
+    "K32": "rule r:\n\tscore [1, 2].elem(me.pieces.length);\n",
+    "K34": "rule g:\n\tscore length(me.pieces) + value(queen);\n\tif (check(me)) score 100;\n"
+    "\tif (castled(me)) score 1000;\n",
+    "8.8": "sym rule castling:\n"
+    '\tif (me.castledSide(king)) score 2 "castled king side";\n'
+    '\tif (me.castledSide(queen)) score 1 "castled queen side";\n\n'
+    "sym rule doubledPawns:\n"
+    "\tpiece a, b with a.player == me, b.player == me, a.type == pawn, b.type == pawn,\n"
+    "\t\t\ta.cell.col == b.cell.col, a.cell.row < b.cell.row:\n\t\tscore -0.3;\n\n"
+    'rule check:\n\tif (me.check):\n\t\tscore -5 "under check";\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_PROGRAMS))
+def test_spec_programs_check_clean(name: str) -> None:
+    result = compile_source("t.chp", "module evaluation\n" + SPEC_PROGRAMS[name])
+    assert [d.header() for d in result.diagnostics] == []
+    assert result.ok
