@@ -1,0 +1,76 @@
+"""End-to-end `gambit playout` (§14.4, §17 check 39)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+from esochess.gambit.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gambit"
+NIM = str(EXAMPLES / "nim.gmb")
+
+
+def gambit(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_nim_playout_summary() -> None:
+    r = gambit("playout", NIM, "-n", "100", "--seed", "1")
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 8
+    assert lines[0] == "games: 100"
+    assert re.fullmatch(r"seconds: \d+\.\d\d", lines[1])
+    assert re.fullmatch(r"playouts/s: \d+\.\d", lines[2])
+    assert re.fullmatch(r"decisions/game: \d+\.\d", lines[3])
+    counts = {}
+    for line in lines[4:]:
+        label, value = line.rsplit(": ", 1)
+        counts[label] = int(value)
+    assert list(counts) == ["Player 1 wins", "Player 2 wins", "draws", "no result"]
+    assert sum(counts.values()) == 100
+    assert counts["draws"] == 0
+    again = gambit("playout", NIM, "-n", "100", "--seed", "1").stdout.splitlines()
+    assert [again[0], *again[3:]] == [lines[0], *lines[3:]]
+
+
+def test_playout_matches_random_runs() -> None:
+    # Game i of a playout is exactly `gambit run --players random --seed SEED+i`.
+    summary = gambit("playout", NIM, "-n", "5", "--seed", "10").stdout
+    wins = {1: 0, 2: 0}
+    for seed in range(10, 15):
+        out = gambit("run", NIM, "--players", "random", "--seed", str(seed), "--quiet").stdout
+        wins[int(out.splitlines()[-1].split()[1])] += 1
+    assert f"Player 1 wins: {wins[1]}" in summary
+    assert f"Player 2 wins: {wins[2]}" in summary
+
+
+def test_progress_goes_to_stderr_only() -> None:
+    r = gambit("playout", NIM, "-n", "3", "--progress")
+    assert r.exit_code == 0
+    assert "playout: 3/3 games" in r.stderr
+    assert "playout:" not in r.stdout
+
+
+def test_decision_limit_counts_as_no_result() -> None:
+    r = gambit("playout", NIM, "-n", "4", "--max-decisions", "2")
+    assert "no result: 4" in r.stdout
+
+
+def test_runtime_error_names_the_seed(tmp_path: Path) -> None:
+    prog = tmp_path / "boom.gmb"
+    prog.write_text(
+        "main() {\n    x = Player[1] choose [1, 0]\n    print(10 / x)\n    Player[1] wins\n}\n"
+    )
+    r = gambit("playout", str(prog), "-n", "20", "--seed", "3")
+    assert r.exit_code == 1
+    assert "runtime error: division by zero" in r.stderr
+    assert "(seed " in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_n_is_required() -> None:
+    r = CliRunner().invoke(main, ["playout", NIM])
+    assert r.exit_code == 2
