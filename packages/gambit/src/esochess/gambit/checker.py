@@ -367,8 +367,12 @@ class ProgramChecker:
             if p is None or p.pid not in cell:
                 continue
             v = cell[p.pid]
-            if not _const_entry(self, e, p, v):
-                return False
+            try:
+                if not _const_entry(self, e, p, v):
+                    return False
+            except NotConstant:
+                # Already reported for parameters; a literal's dynamic entry constrains nothing.
+                continue
         return True
 
     # ----------------------------------------------------------- notations
@@ -1030,7 +1034,11 @@ class BodyChecker:
     # ------------------------------------------------------------ expressions
     def ex(self, e: A.Expr, expected: T.Type | None, *, statement: bool = False,
            as_place_root: bool = False) -> T.Type:  # fmt: skip
-        t = self._ex(e, expected, statement)
+        try:
+            t = self._ex(e, expected, statement)
+        except _Stop:
+            # The error is reported; the expression's type is unknown from here on.
+            t = T.ERR
         self.ann[("t", id(e))] = t
         return t
 

@@ -97,12 +97,13 @@ class _Scanner:
         return SourceError(self.path, line, col, message, source_line=src)
 
     def advance(self, n: int) -> None:
-        for ch in self.text[self.i : self.i + n]:
-            if ch == "\n":
-                self.line += 1
-                self.col = 1
-            else:
-                self.col += 1
+        chunk = self.text[self.i : self.i + n]
+        newlines = chunk.count("\n")
+        if newlines:
+            self.line += newlines
+            self.col = len(chunk) - chunk.rfind("\n")
+        else:
+            self.col += len(chunk)
         self.i += n
 
     def add(self, kind: str, text: str, line: int, col: int, start: int, space: bool) -> None:

@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 
 CALL_DEPTH_LIMIT = 1000
 
+if sys.getrecursionlimit() < 20000:
+    # Pure calls nest in Python frames; the Gambit depth limit must trigger first (§11.8).
+    sys.setrecursionlimit(20000)
+
 # Instruction opcodes (the first element of each instruction tuple).
 OP_EXEC = 0  # (op, f): evaluate f for its effects
 OP_SET = 1  # (op, slot, f): locals[slot] = f()
@@ -232,9 +236,6 @@ class Machine:
         io: GambitIO | None = None,
         trace: bool = False,
     ) -> None:
-        if sys.getrecursionlimit() < 20000:
-            # Pure calls nest in Python; the Gambit depth limit must trigger first.
-            sys.setrecursionlimit(20000)
         self.program = program
         self.seats = players
         self.io = io
