@@ -106,7 +106,7 @@ def test_arbitrary_text_gives_only_diagnostics(text: str) -> None:
         ("-" * 5000 + "1", "F:3:8: error: expression is nested too deeply (more than 200 levels)"),
         (
             "[" * 30000 + "]" * 30000,
-            "F:1:1: error: expression is nested too deeply (more than 200 levels)",
+            "F:3:8: error: expression is nested too deeply (more than 200 levels)",
         ),
     ],
     ids=["parens", "chain-150", "chain-1000", "negations", "lists-30000"],
@@ -114,3 +114,15 @@ def test_arbitrary_text_gives_only_diagnostics(text: str) -> None:
 def test_deep_nesting_is_a_diagnostic_not_a_crash(expression: str, header: str | None) -> None:
     result = compile_source("F", f"module evaluation\nrule r:\n\tscore {expression};\n")
     assert [d.header() for d in result.errors][:1] == ([header] if header else [])
+
+
+def test_deeply_nested_blocks_are_a_diagnostic() -> None:
+    def nested(count: int) -> str:
+        ifs = "".join("\t" * (i + 1) + "if (true):\n" for i in range(count))
+        return "module evaluation\nrule r:\n" + ifs + "\t" * (count + 1) + "score 1;\n"
+
+    assert compile_source("F", nested(31)).ok
+    deep = compile_source("F", nested(2000))
+    assert [d.header() for d in deep.errors] == [
+        "F:34:33: error: blocks are nested too deeply (more than 32 levels)"
+    ]

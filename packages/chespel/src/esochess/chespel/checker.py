@@ -58,6 +58,8 @@ MAX_ERRORS = 50
 # An implementation limit (not in the spec): deeper expressions are refused with an error
 # rather than risking the recursion limits of this checker and of the generated Python.
 MAX_DEPTH = 200
+# Likewise for blocks (a rule body is level 1); Python itself stops at 100 indentations.
+MAX_BLOCKS = 32
 NUM_LIMIT = 10_000_000  # 10000 in milli-units
 TYPE_VALUE = {1: 1000, 2: 3000, 3: 3000, 4: 5000, 5: 9000, 6: 0}
 
@@ -449,6 +451,8 @@ class _Checker:
                     self.error(
                         stmt.justification.start, f"justification must be String, found {text}"
                     )
+        elif isinstance(stmt, (ast.If, ast.Loop)) and len(self.scopes) >= MAX_BLOCKS:
+            self.error(stmt.pos, f"blocks are nested too deeply (more than {MAX_BLOCKS} levels)")
         elif isinstance(stmt, ast.If):
             self.condition(stmt.condition)
             self.block(stmt.body)

@@ -40,9 +40,20 @@ TYPE_OF_WORD: dict[str, int] = {
 
 @cache
 def lark_parser() -> lark.Lark:
-    """The LALR parser of grammar.lark with the layout post-lexer (built once)."""
+    """The LALR parser of grammar.lark with the layout post-lexer (built once).
+
+    The AST is built during the parse (lark's inline transformer), so an error found
+    while building it (E39) is reported in reading order with the syntax errors.
+    """
     grammar = resources.files("esochess.chespel").joinpath("grammar.lark").read_text("utf-8")
-    return lark.Lark(grammar, parser="lalr", lexer="basic", postlex=Layout(), start="start")
+    return lark.Lark(
+        grammar,
+        parser="lalr",
+        lexer="basic",
+        postlex=Layout(),
+        start="start",
+        transformer=_ToAst(),
+    )
 
 
 def prepare_source(text: str) -> str:
@@ -55,15 +66,9 @@ def prepare_source(text: str) -> str:
 def parse(path: str, text: str) -> ast.Program:
     """Parse a whole Chespel source (already `prepare_source`d) into a Program."""
     try:
-        tree = lark_parser().parse(text)
-        return _ToAst(path).transform(tree)
+        program = lark_parser().parse(text)
     except LayoutError as exc:
         raise _error(path, text, exc.line, exc.column, exc.message) from None
-    except lark.exceptions.VisitError as exc:
-        inner = exc.orig_exc
-        if isinstance(inner, LayoutError):
-            raise _error(path, text, inner.line, inner.column, inner.message) from None
-        raise
     except lark.exceptions.UnexpectedCharacters as exc:
         where = exc.pos_in_stream or 0
         ch = text[where] if 0 <= where < len(text) else ""
@@ -74,6 +79,8 @@ def parse(path: str, text: str) -> ast.Program:
     except lark.exceptions.UnexpectedInput as exc:
         line, column = end_position(text)
         raise _error(path, text, line, column, "unexpected end of file") from exc
+    assert isinstance(program, ast.Program)
+    return replace(program, path=path)
 
 
 def _error(path: str, text: str, line: int, column: int, message: str) -> SourceError:
@@ -172,14 +179,10 @@ def _exprs(children: list[Any]) -> tuple[ast.Expr, ...]:
 class _ToAst(Transformer[Token, ast.Program]):
     """Turn the lark parse tree into frozen AST nodes (see ast.py)."""
 
-    def __init__(self, path: str) -> None:
-        super().__init__()
-        self.path = path
-
     # ---- program and modules
     def start(self, children: list[Any]) -> ast.Program:
         """The whole file: its modules in order."""
-        return ast.Program(self.path, tuple(children))
+        return ast.Program("", tuple(children))
 
     def _module(self, children: list[Any]) -> ast.Module:
         head, name = children[0], children[1]
