@@ -164,3 +164,19 @@ def test_missing_colon_after_a_rule_name_is_not_an_inline_if_error() -> None:
     with pytest.raises(SourceError) as info:
         parse("F", "module evaluation\nrule r\n\tscore 1;\n")
     assert info.value.header() == "F:3:8: error: expected ':', found '1'"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "\tif 1 < 2 < 3 score 1;\n\tscore 1\n\tscore 2;\n",
+            "3:11: error: comparisons cannot be chained; use parentheses",
+        ),
+        ("\tscore 1\n\tif 1 < 2 < 3 score 1;\n", "4:2: error: expected ';', found 'if'"),
+    ],
+)
+def test_first_fatal_error_in_reading_order_wins(body: str, message: str) -> None:
+    with pytest.raises(SourceError) as info:
+        parse("F", "module evaluation\nrule r:\n" + body)
+    assert info.value.header() == "F:" + message
