@@ -23,10 +23,14 @@ import sys
 if sys.version_info < (3, 11):
     sys.stderr.write("error: this engine needs Python 3.11 or newer\\n")
     sys.exit(1)
-from esochess.chespel.runtime.evaluation import Program
-from esochess.chespel.runtime.main import main
-import chespel_program
-sys.exit(main(Program.from_module(chespel_program), sys.argv[1:]))
+try:
+    from esochess.chespel.runtime.evaluation import Program
+    from esochess.chespel.runtime.main import main
+    import chespel_program
+    status = main(Program.from_module(chespel_program), sys.argv[1:])
+except KeyboardInterrupt:
+    status = 130
+sys.exit(status)
 '''
 
 # The archive's own package markers: the installed esochess.chespel/__init__.py may import

@@ -18,33 +18,38 @@ USAGE = """usage: {name} [--uci | --help]
 
 def run_repl(program: Program, stdin: TextIO, stdout: TextIO, interactive: bool = False) -> int:
     """Run the REPL (switching to UCI mode on `uci`); returns the exit status."""
-    repl = Repl(program, stdin, stdout, interactive)
-    if repl.run() == "uci":
-        return UciSession(repl.engine, repl.out).run(repl.lines, first="uci")
-    return 0
+    try:
+        repl = Repl(program, stdin, stdout, interactive)
+        if repl.run() == "uci":
+            return UciSession(repl.engine, repl.out).run(repl.lines, first="uci")
+        return 0
+    except KeyboardInterrupt:  # Ctrl-C ends the engine silently (§10.1)
+        return 130
+    except BrokenPipeError:
+        return 0
 
 
 def run_uci(program: Program, stdin: TextIO, stdout: TextIO) -> int:
     """Run UCI mode from the first line; returns the exit status."""
-    out = Output(stdout)
-    engine = Engine(program, out.line)
-    lines = (line.strip() for line in stdin if line.strip())
-    return UciSession(engine, out).run(lines)
-
-
-def main(program: Program, argv: list[str]) -> int:
-    """Dispatch on the command-line arguments of a built engine."""
     try:
-        if argv == ["--help"]:
-            print(USAGE.format(name=program.name))
-            return 0
-        if argv == ["--uci"]:
-            return run_uci(program, sys.stdin, sys.stdout)
-        if argv:
-            print(USAGE.format(name=program.name), file=sys.stderr)
-            return 2
-        return run_repl(program, sys.stdin, sys.stdout, sys.stdin.isatty())
+        out = Output(stdout)
+        engine = Engine(program, out.line)
+        lines = (line.strip() for line in stdin if line.strip())
+        return UciSession(engine, out).run(lines)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def main(program: Program, argv: list[str]) -> int:
+    """Dispatch on the command-line arguments of a built engine."""
+    if argv == ["--help"]:
+        print(USAGE.format(name=program.name))
+        return 0
+    if argv == ["--uci"]:
+        return run_uci(program, sys.stdin, sys.stdout)
+    if argv:
+        print(USAGE.format(name=program.name), file=sys.stderr)
+        return 2
+    return run_repl(program, sys.stdin, sys.stdout, sys.stdin.isatty())
