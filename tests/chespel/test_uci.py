@@ -88,12 +88,13 @@ def example_path(name: str) -> str:
 
 def test_options_position_errors_and_unknown_commands() -> None:
     lines = uci(MATERIAL, "setoption name Hash value 2", "setoption name Colour value red",
-                "position fen 8/8/8 w - - 0 1", "position startpos moves e2e4 e2e4",
-                "frobnicate", "go depth 1")
+                "setoption name Hash value 0", "position fen 8/8/8 w - - 0 1",
+                "position startpos moves e2e4 e2e4", "frobnicate", "go depth 1")
     assert lines[0] == "info string unknown option Colour"
-    assert lines[1].startswith("info string error: invalid FEN")
-    assert lines[2] == "info string error: illegal move: e2e4"
-    assert lines[3] == "info string unknown command: frobnicate"
+    assert lines[1] == "info string error: bad value for option Hash: 0"
+    assert lines[2].startswith("info string error: invalid FEN")
+    assert lines[3] == "info string error: illegal move: e2e4"
+    assert lines[4] == "info string unknown command: frobnicate"
     # the position kept the legal e2e4: Black moves
     board = chess.Board()
     board.push_uci("e2e4")

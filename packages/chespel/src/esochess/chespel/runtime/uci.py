@@ -117,11 +117,14 @@ class UciSession:
             name, value = " ".join(words[1:at]), " ".join(words[at + 1:])
         else:
             name, value = " ".join(words[1:]), ""
-        if name.lower() == "hash" and value.isdigit() and 1 <= int(value) <= 4096:
+        option = name.lower()
+        if option == "hash" and value.isdigit() and 1 <= int(value) <= 4096:
             self.finish()
             self.engine.searcher.resize(int(value))
-        elif name.lower() == "ownbook" and value.lower() in ("true", "false"):
+        elif option == "ownbook" and value.lower() in ("true", "false"):
             self.engine.use_book = value.lower() == "true"
+        elif option in ("hash", "ownbook"):
+            self.out.line(f"info string error: bad value for option {name}: {value}")
         else:
             self.out.line(f"info string unknown option {name}")
 
