@@ -139,3 +139,26 @@ def test_fast_and_verbose_agree(seed: int, flags: int) -> None:
         for color in (chess.WHITE, chess.BLACK):
             fast = prog.evaluate(board, color, flags)
             assert prog.evaluate_verbose(board, color, flags)[0] == fast
+
+
+def test_deeply_nested_expressions_compile() -> None:
+    # CPython stops at 200 nested brackets; the front end allows 200 levels of nesting.
+    nested = "1"
+    for _ in range(180):
+        nested = f"(1 + {nested})"
+    prog = program(f"rule d:\n\tscore 0.001 * {nested} \"deep\";\n"
+                   f"rule a:\n\tif (abs {'- ' * 150}me.pieces.length > 0) score 1;\n")
+    assert verbose(prog, S) == ["score for white: 1.181", "d: +0.181 deep", "a: +1"]
+
+
+def test_loops_with_many_variables_compile() -> None:
+    # CPython refuses more than 20 nested loops in one function.
+    names = [f"x{i}" for i in range(24)]
+    conditions = ", ".join(f"{v} == {'abcdefgh'[i % 8]}{i // 8 + 1}" for i, v in enumerate(names))
+    text = (f"rule m:\n\tcell {', '.join(names)} with {conditions}:\n"
+            f"\t\tpiece p with p.cell == x23:\n\t\t\tscore 1;\n\t\tscore 2;\n")
+    prog = program(text)
+    assert verbose(prog, S) == ["score for white: 2", "m: +2"]
+    occupied = "4k3/8/8/8/8/7p/8/4K3 w - - 0 1"  # a piece on h3, the 24th cell
+    assert verbose(prog, occupied) == ["score for white: 3", "m: +1", "m: +2"]
+    assert score(prog, occupied) == "score for white: 3"
