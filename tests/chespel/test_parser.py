@@ -180,3 +180,26 @@ def test_first_fatal_error_in_reading_order_wins(body: str, message: str) -> Non
     with pytest.raises(SourceError) as info:
         parse("F", "module evaluation\nrule r:\n" + body)
     assert info.value.header() == "F:" + message
+
+
+def test_only_the_justification_conflicts_exist(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+    from importlib import resources
+
+    import lark
+    from esochess.chespel.layout import Layout
+
+    grammar = resources.files("esochess.chespel").joinpath("grammar.lark").read_text("utf-8")
+    lark.logger.setLevel(logging.DEBUG)
+    try:
+        with caplog.at_level(logging.DEBUG, logger="lark"):
+            lark.Lark(grammar, parser="lalr", lexer="basic", postlex=Layout(), debug=True)
+    finally:
+        lark.logger.setLevel(logging.WARNING)
+    conflicts = {
+        r.getMessage().split("terminal ")[1].split(":")[0]
+        for r in caplog.records
+        if "Shift/Reduce conflict" in r.getMessage()
+    }
+    assert conflicts == {"IN", "LPAR", "MINUS"}
+    assert not [r for r in caplog.records if "Reduce/Reduce" in r.getMessage()]
