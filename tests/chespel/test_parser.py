@@ -190,12 +190,13 @@ def test_only_the_justification_conflicts_exist(caplog: pytest.LogCaptureFixture
     from esochess.chespel.layout import Layout
 
     grammar = resources.files("esochess.chespel").joinpath("grammar.lark").read_text("utf-8")
+    level = lark.logger.level
     lark.logger.setLevel(logging.DEBUG)
     try:
         with caplog.at_level(logging.DEBUG, logger="lark"):
             lark.Lark(grammar, parser="lalr", lexer="basic", postlex=Layout(), debug=True)
     finally:
-        lark.logger.setLevel(logging.WARNING)
+        lark.logger.setLevel(level)
     conflicts = {
         r.getMessage().split("terminal ")[1].split(":")[0]
         for r in caplog.records
