@@ -73,3 +73,12 @@ def test_unreachable_scheduler_exits_3() -> None:
 def test_versions_name_cql_and_python_chess() -> None:
     cql_version, chess_version = dist.versions()
     assert cql_version and chess_version.count(".") >= 1
+
+
+def test_version_mismatch_names_the_worker() -> None:
+    mine = ("1.0.0", "1.11.2")
+    dist.check_versions({"tcp://a:1": mine, "tcp://b:2": mine}, mine)
+    with pytest.raises(dist.DistributedError) as info:
+        dist.check_versions({"tcp://a:1": mine, "tcp://b:2": ("1.0.0", "1.10.0")}, mine)
+    assert info.value.exit_code == 3
+    assert "worker tcp://b:2 runs cql 1.0.0 with python-chess 1.10.0" in info.value.message

@@ -83,15 +83,22 @@ def connect(address: str, *, timeout: str = CONNECT_TIMEOUT) -> Client:
     except (OSError, TimeoutError) as exc:
         client.close()
         raise DistributedError(f"no usable worker at {address}: {exc}") from None
-    mine = versions()
+    try:
+        check_versions(reported, versions())
+    except DistributedError:
+        client.close()
+        raise
+    return client
+
+
+def check_versions(reported: dict[str, Any], mine: tuple[str, str]) -> None:
+    """Raise DistributedError (exit 3) naming the first worker whose versions differ."""
     for worker, theirs in sorted(reported.items()):
         if tuple(theirs) != mine:
-            client.close()
             raise DistributedError(
                 f"worker {worker} runs cql {theirs[0]} with python-chess {theirs[1]}, "
                 f"but this client runs cql {mine[0]} with python-chess {mine[1]}"
             )
-    return client
 
 
 # Each Dask worker thread keeps the evaluator it built for a query, so a query is
