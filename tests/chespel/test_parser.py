@@ -204,3 +204,25 @@ def test_only_the_justification_conflicts_exist(caplog: pytest.LogCaptureFixture
     }
     assert conflicts == {"IN", "LPAR", "MINUS"}
     assert not [r for r in caplog.records if "Reduce/Reduce" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            "module 3\n",
+            "1:8: error: expected a module name (search, evaluation, opening or endgame), "
+            "found '3'",
+        ),
+        ("module evaluation\nrule r:\n\tscore in;\n", "3:10: error: expected '(', found ';'"),
+        (
+            "module evaluation\nrule r:\n\tpiece p q:\n\t\tscore 1;\n",
+            "3:10: error: expected ':', found 'q'",
+        ),
+        ("module opening\n'a' 'b';\n", "2:5: error: expected '->', found ''b''"),
+    ],
+)
+def test_every_e12_names_what_was_expected(source: str, message: str) -> None:
+    with pytest.raises(SourceError) as info:
+        parse("F", source)
+    assert info.value.header() == "F:" + message

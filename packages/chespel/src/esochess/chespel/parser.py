@@ -16,7 +16,7 @@ from typing import Any
 import lark
 import lark.exceptions
 from esochess.chespel import ast
-from esochess.chespel.layout import Layout, LayoutError
+from esochess.chespel.layout import KEYWORDS, Layout, LayoutError
 from esochess.fen import SourceError, source_line_at
 from esochess.fen.diagnostics import describe_token, end_position
 from lark import Token, Transformer
@@ -119,9 +119,22 @@ def _describe_expected(expected: set[str]) -> str:
         return "a string"
     if "IDENT" in expected:
         return "a name"
+    if expected & {"SEARCH", "EVALUATION", "OPENING", "ENDGAME"}:
+        return "a module name (search, evaluation, opening or endgame)"
     if "$END" in expected:
         return "end of file"
-    return "something else"
+    return _token_text(min(expected)) if expected else "end of file"
+
+
+def _token_text(name: str) -> str:
+    """A terminal as E12 shows it: its fixed text in single quotes (`'('`, `'with'`)."""
+    for word, kind in KEYWORDS.items():
+        if kind == name:
+            return f"'{word}'"
+    pattern = lark_parser().get_terminal(name).pattern
+    if isinstance(pattern, lark.lexer.PatternStr):
+        return f"'{pattern.value}'"
+    return name.lower()
 
 
 def _syntax_error(path: str, text: str, exc: lark.exceptions.UnexpectedToken) -> SourceError:
