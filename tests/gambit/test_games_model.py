@@ -100,3 +100,29 @@ def test_parse_after() -> None:
 def test_nim_script_sanity() -> None:
     m = ScriptMachine(nim(2))
     assert _keys(m) == [1, 2]
+
+
+def test_empty_choose_of_the_next_turn_does_not_make_this_move_illegal() -> None:
+    # §10.4: legality ends with the turn; the next player's empty choose is a run-time
+    # error of the real game ("no legal move for Player 2"), not a reason to prune.
+    def script(history):  # type: ignore[no-untyped-def]
+        if not history:
+            return decision(1, (1, 2), "Move")
+        return Illegal(9, 5, seat=2) if history[0] == 1 else Illegal(7, 9)
+
+    m = ScriptMachine(script)
+    assert _keys(m) == [1]
+
+
+def test_settle_names_the_player_without_a_legal_move() -> None:
+    from esochess.gambit.interpreter import compile_source
+    from esochess.gambit.machine import GambitRuntimeError
+    from esochess.gambit.session import settle
+
+    prog, _ = compile_source("main() {\n    illegal\n}\n", "p.gmb")
+    assert prog is not None
+    m = ScriptMachine(two_step, seats=1)
+    with pytest.raises(GambitRuntimeError, match="no legal move for Player 2 \\(choose at line 2\\)"):
+        settle(prog, m, Illegal(2, 5, seat=2))  # type: ignore[arg-type]
+    with pytest.raises(GambitRuntimeError, match="'illegal' outside of a turn"):
+        settle(prog, m, Illegal(2, 5))  # type: ignore[arg-type]

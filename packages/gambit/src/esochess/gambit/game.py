@@ -85,10 +85,7 @@ def ends_turn(outcome: Outcome, seat: int) -> bool | None:
         return True
     if isinstance(outcome, Illegal):
         # An empty choose of another turn is that turn's problem, not this one's.
-        other_seat = getattr(outcome, "seat", None)
-        if other_seat is not None and (other_seat != seat or getattr(outcome, "new_turn", False)):
-            return True
-        return False
+        return outcome.seat is not None and (outcome.seat != seat or outcome.new_turn)
     if outcome.seat != seat or outcome.new_turn:
         return True
     return None

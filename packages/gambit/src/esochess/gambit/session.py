@@ -168,9 +168,8 @@ def settle(program: Program, machine: Machine, outcome: Outcome) -> Decision | R
     """Turn an `Illegal` of the real execution into the run-time error it stands for."""
     if not isinstance(outcome, Illegal):
         return outcome
-    seat = getattr(outcome, "seat", None)
-    if isinstance(seat, int):
-        raise no_legal_move(program, seat, outcome.line, outcome.col)
+    if outcome.seat is not None:
+        raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
     if machine.decisions_made == 0:
         raise runtime_error(program, outcome.line, outcome.col, "'illegal' outside of a turn")
     # Look-ahead guarantees that real execution never reaches `illegal` inside a turn;
