@@ -11,7 +11,7 @@ import sys
 
 import click
 from esochess.chespel.build import BuildError, default_output, write_executable
-from esochess.chespel.codegen import compile_program, generate
+from esochess.chespel.codegen import CodegenError, generate, load
 from esochess.chespel.frontend import CheckResult, compile_source, format_report
 from esochess.chespel.match import (
     EngineSpec,
@@ -22,6 +22,7 @@ from esochess.chespel.match import (
     run_match,
     write_pgn,
 )
+from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.main import run_repl, run_uci
 from esochess.chespel.runtime.repl import Repl
 
@@ -67,12 +68,29 @@ def check(file: str) -> None:
     load_program(file)
 
 
+def generated_source(file: str) -> str:
+    """The generated Python module of FILE (exit 2 on compile errors or implementation limits)."""
+    result = load_program(file)
+    try:
+        source = generate(result)
+        compile(source, file, "exec")  # CPython's own limits (nesting, indentation)
+    except (CodegenError, SyntaxError, RecursionError, MemoryError) as exc:
+        click.echo(f"chespel: error: {file}: program too complex to compile ({exc})", err=True)
+        sys.exit(EXIT_USAGE)
+    return source
+
+
+def compiled(file: str) -> Program:
+    """FILE compiled in memory, ready to run."""
+    return Program.from_module(load(generated_source(file), file))
+
+
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-o", "output", metavar="NAME", help="Executable to write (default: FILE without .chp).")
 def build(file: str, output: str | None) -> None:
     """Compile FILE.chp into a self-contained executable engine (§12.3)."""
-    source = generate(load_program(file))
+    source = generated_source(file)
     target = output or default_output(file)
     try:
         write_executable(source, target)
@@ -88,7 +106,7 @@ def build(file: str, output: str | None) -> None:
 @click.option("-v", "verbose", is_flag=True, help="Also print the justification lines.")
 def eval_command(file: str, fen: tuple[str, ...], verbose: bool) -> None:
     """Print what the engine prints for `eval [v] FEN` (exit 1 on a bad FEN or run-time error)."""
-    program = compile_program(load_program(file))
+    program = compiled(file)
     repl = Repl(program, sys.stdin, sys.stdout)
     text = " ".join(fen)
     repl.command("eval", f"v {text}" if verbose else text, "")
@@ -99,7 +117,7 @@ def eval_command(file: str, fen: tuple[str, ...], verbose: bool) -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 def run_command(file: str) -> None:
     """Run the engine's REPL on FILE.chp without building it (alias: repl)."""
-    program = compile_program(load_program(file))
+    program = compiled(file)
     sys.exit(run_repl(program, sys.stdin, sys.stdout, sys.stdin.isatty()))
 
 
@@ -110,7 +128,7 @@ main.add_command(run_command, name="repl")
 @click.argument("file", type=click.Path(dir_okay=False))
 def uci(file: str) -> None:
     """Run FILE.chp as a UCI engine, like `./NAME --uci`."""
-    sys.exit(run_uci(compile_program(load_program(file)), sys.stdin, sys.stdout))
+    sys.exit(run_uci(compiled(file), sys.stdin, sys.stdout))
 
 
 @main.command()
@@ -131,7 +149,7 @@ def match(first: str, second: str, games: int, movetime: float, tc: str | None,
     """Play a match between two engines: FILE.chp or uci:COMMAND[;OPTION=VALUE]... (§12.4)."""
     for engine in (first, second):
         if not engine.startswith("uci:"):
-            load_program(engine)
+            generated_source(engine)
     try:
         settings = Settings(
             games=games, movetime=movetime, tc=parse_tc(tc) if tc else None, depth=depth,
