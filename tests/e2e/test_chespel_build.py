@@ -141,3 +141,13 @@ def test_run_subcommand_matches_the_executable(built: Path) -> None:
                              timeout=60)
     assert via_cli.stdout == via_exe.stdout
     assert via_cli.stdout.endswith("error: no legal moves (stalemate)\n")
+
+
+def test_program_beyond_python_limits_is_refused_cleanly(tmp_path: Path) -> None:
+    names = ", ".join(f"x{i}" for i in range(99))
+    (tmp_path / "huge.chp").write_text(
+        f"module evaluation\nrule m:\n\tcell {names}:\n\t\tscore 1;\n")
+    done = chespel("build", "huge.chp", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "chespel: error: huge.chp: program too complex to compile" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "huge").exists()
