@@ -245,7 +245,8 @@ def collect(program: A.Program) -> Symbols:
     _collisions(sym)
     mains = sym.funcs.get("main", [])
     if not mains:
-        sym.err((1, 1), "no 'main' procedure")
+        first = program.decls[0].pos if program.decls else (1, 1)
+        sym.err(first, "no 'main' procedure")
     else:
         for f in mains:
             if f.pure or f.params or f.declared_ret is not None:
@@ -315,9 +316,6 @@ def _function(sym: Symbols, d: A.FuncDecl) -> None:
         return
     params = [resolve_type(sym, p.type, allow_selector=True) for p in d.params]
     names = [p.name for p in d.params]
-    for p in d.params:
-        if p.name in ("wins", "loses"):
-            sym.err(p.pos, f"'{p.name}' cannot name a local or parameter")
     ret = resolve_type(sym, d.ret) if d.ret is not None else None
     overloads = sym.funcs.setdefault(d.name, [])
     overloads.append(FuncInfo(d.name, d, d.pure, params, names, ret, len(overloads)))
