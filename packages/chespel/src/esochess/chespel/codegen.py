@@ -141,13 +141,13 @@ class _Generator:
         emit = self.lines.append
         emit("")
         emit(f"def score_{which}(ctx, c):")
-        terms = []
+        # The accumulator is an exact int, clamped only by the run-time driver (§8.4).
+        total = "0"
         for rule, name in functions:
-            terms.append(f"{name}(ctx, c)")
+            total += f" + {name}(ctx, c)"
             if rule.sym:
-                terms.append(f"- {name}(ctx, not c)")
-        emit("    return " + (" ".join(f"+ {t}" if not t.startswith("-") else t
-                                   for t in terms).lstrip("+ ") if terms else "0"))
+                total += f" - {name}(ctx, not c)"
+        emit(f"    return {total}")
         emit("")
         emit(f"def verbose_{which}(ctx, c, out):")
         for rule, name in functions:
