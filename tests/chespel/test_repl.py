@@ -190,3 +190,15 @@ def test_help_quit_and_uci_switch() -> None:
     assert repl(MATERIAL, "quit", "eval startpos") == []
     lines = repl(MATERIAL, "uci", "isready")
     assert lines[0] == "id name material" and lines[-1] == "readyok"
+
+
+def test_search_errors_come_before_the_fen_command_output() -> None:
+    prog = program("module search\nmaxDepth = 1\nmodule evaluation\nrule r:\n"
+                   "\tscore [1, 2].elem(me.pieces.length);\n", "rt.chp")
+    lines = repl(prog, "startpos")
+    error = "error: rt.chp:5:15: runtime error: index 16 out of range for a list of length 2"
+    # search error first, then the board, then the displayed evaluation's own error line
+    assert lines[0].startswith("error: rt.chp:5:15: runtime error: index 1")
+    assert lines[1:10] == START_BOARD
+    assert lines[10] == error
+    assert lines[11].startswith("move: ")

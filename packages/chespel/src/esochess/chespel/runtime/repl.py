@@ -128,9 +128,7 @@ class Repl:
             board = self.fen_argument(line)
             if board is not None:
                 self.engine.searcher.clear()
-                game = Game.start(board)
-                self.show_position(game, False)
-                self.engine_move(game, show_position=False)
+                self.engine_move(Game.start(board))
         else:
             self.out.line(f"error: unknown command '{word}' (type 'help')")
 
@@ -187,11 +185,12 @@ class Repl:
         game.push(choice.move)
         self.out.line(format_fen(game.board))
 
-    def engine_move(self, game: Game, show_position: bool = True) -> bool:
+    def engine_move(self, game: Game) -> bool:
         """Items 1–6 of the `{FEN}` command; plays the move in `game`. False: no move."""
-        if show_position:
-            self.show_position(game, False)
+        # The move is chosen first, so that errors met by the search (reported once per
+        # process) come before the command's output (§10.7).
         choice = self.engine.choose(game, self.limits(), self.read_at)
+        self.show_position(game, False)
         if choice.move is None:
             self.out.line(f"game over: {game_result(game, claim_draws=False)}")
             return False
