@@ -53,6 +53,10 @@ def lark_parser() -> lark.Lark:
         postlex=Layout(),
         start="start",
         transformer=_ToAst(),
+        # The LALR tables are cached in the temporary directory (keyed by the grammar
+        # text), which saves ~0.15 s at every start of `chespel`; lark carries on
+        # without the cache if it cannot be read or written.
+        cache=True,
     )
 
 
