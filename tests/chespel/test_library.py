@@ -163,3 +163,14 @@ def test_ambiguity_messages() -> None:
 def test_every_list_method_declares_its_empty_list_rule() -> None:
     allowed = {e.name for e in LIBRARY if e.receiver == "List" and e.on_empty}
     assert allowed == {"length", "empty", "tail", "nub", "sort", "reverseSort"}
+
+
+def test_the_guide_lists_the_library_as_the_table_has_it() -> None:
+    from pathlib import Path
+
+    from esochess.chespel.library import reference_markdown
+
+    guide = Path("docs/chespel.md").read_text(encoding="utf-8")
+    block = guide.split("<!-- library:begin", 1)[1].split("-->", 1)[1]
+    block = block.split("<!-- library:end -->", 1)[0]
+    assert block.strip() == reference_markdown()

@@ -408,3 +408,20 @@ def element_accepts(requirement: str | None, element: Class) -> bool:
     if requirement == "numeric":
         return element in NUMERIC
     return element is Base.BOOL
+
+
+_TITLES = {None: "Global functions", "List": "Lists `[X]`"}
+_ORDER = (None, "Row", "Col", "Cell", "Type", "Color", "Player", "Piece", "List")
+
+
+def reference_markdown() -> str:
+    """The library as the compact Markdown list of docs/chespel.md (kept in sync by a test)."""
+    lines = []
+    for receiver in _ORDER:
+        items = []
+        for entry in entries_of(receiver):
+            signature = entry.name + (f"({', '.join(entry.params)})" if entry.params else "")
+            signature += "".join(f" = {alias}" for alias in entry.aliases)
+            items.append(f"`{signature}` → {entry.returns}")
+        lines.append(f"* **{_TITLES.get(receiver, receiver)}**: " + "; ".join(items) + ".")
+    return "\n".join(lines)
