@@ -122,3 +122,27 @@ def test_snapshot_round_trip_on_random_games(choices: list[int]) -> None:
         assert rebuilt.fen() == board.fen()
         assert rebuilt.is_checkmate() == board.is_checkmate()
         assert rebuilt.promoted == board.promoted
+
+
+@pytest.mark.parametrize("variations", [False, True])
+def test_light_model_equals_the_engine_model(variations: bool) -> None:
+    from esochess.cqlvars.engine import build_model
+
+    for g in pgnio.iter_games([str(DATA / "studies-lichess-thijscom.pgn")]):
+        built = chess.pgn.read_game(io.StringIO(g.text))
+        lite = light.read_light(g.text, variations=variations, comments=True)
+        assert built is not None and lite is not None
+        if built.errors:
+            continue
+        if not variations:  # the engine's model takes the mainline of the full tree
+            for node in list(built.mainline()):
+                del node.variations[1:]
+        reference = build_model(built, variations)
+        model = light.LightModel(lite)
+        assert model.parents == reference.parents
+        assert model.moves == reference.moves
+        assert model.plies == reference.plies
+        assert model.subtree_end == reference.subtree_end
+        assert model.comments == reference.comments
+        for i in range(len(model)):
+            assert model.board(i).fen() == reference.board(i).fen()

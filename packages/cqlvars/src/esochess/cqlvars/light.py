@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import chess
 import chess.pgn
+from esochess.cqlvars.evaluator import GameModel
 
 #: pawns, knights, bishops, rooks, queens, kings, white, black, promoted, turn,
 #: castling rights, ep square, halfmove clock, fullmove number.
@@ -35,19 +36,21 @@ def snapshot(board: chess.Board) -> Snapshot:
     )
 
 
-_EMPTY = chess.Board.empty()
-
-
 def board_from(snap: Snapshot, *, chess960: bool = False) -> chess.Board:
-    """Build a `chess.Board` (with an empty move stack) from a snapshot."""
-    board = _EMPTY.copy(stack=False)
+    """Build a `chess.Board` (with an empty move stack) from a snapshot.
+
+    The board is assembled attribute by attribute instead of through `Board.__init__` or
+    `copy()`: about 7x cheaper, and this runs once per position a query looks at.
+    """
+    board = chess.Board.__new__(chess.Board)
     (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
      white, black, board.promoted, board.turn, board.castling_rights, board.ep_square,
      board.halfmove_clock, board.fullmove_number) = snap
-    board.occupied_co[chess.WHITE] = white
-    board.occupied_co[chess.BLACK] = black
+    board.occupied_co = [black, white]  # indexed by colour: BLACK = 0, WHITE = 1
     board.occupied = white | black
     board.chess960 = chess960
+    board.move_stack = []
+    board._stack = []
     return board
 
 
@@ -280,3 +283,34 @@ class StreamVisitor(chess.pgn.BaseVisitor[int]):
     def result(self) -> int:
         """How many positions were evaluated."""
         return self.positions
+
+
+class LightModel(GameModel):
+    """The evaluator's `GameModel` over a `LightGame`: boards come from the snapshots.
+
+    Positions are in position-id order (§2.4). A board is built from its snapshot on first
+    use, instead of being replayed from the parent's board, so a position nobody looks at
+    costs nothing and one that is looked at costs no move generation.
+    """
+
+    def __init__(self, game: LightGame) -> None:
+        order = game.preorder()
+        nodes = game.nodes
+        position = {node: pid for pid, node in enumerate(order)}
+        parents = [-1] + [position[nodes[i].parent] for i in order[1:]]
+        self.snapshots = [nodes[i].snap for i in order]
+        self.chess960 = game.chess960
+        super().__init__(
+            game.headers,
+            board_from(self.snapshots[0], chess960=game.chess960),
+            parents,
+            [nodes[i].move for i in order],
+            [nodes[i].comment for i in order],
+        )
+
+    def board(self, i: int) -> chess.Board:
+        """The board at position i, built from its snapshot on first use."""
+        board = self.boards[i]
+        if board is None:
+            board = self.boards[i] = board_from(self.snapshots[i], chess960=self.chess960)
+        return board
