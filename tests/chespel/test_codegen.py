@@ -7,6 +7,7 @@ import ast as pyast
 import random
 
 import chess
+import pytest
 from esochess.chespel.codegen import CodegenError, mangle, program_name
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -162,3 +163,24 @@ def test_loops_with_many_variables_compile() -> None:
     occupied = "4k3/8/8/8/8/7p/8/4K3 w - - 0 1"  # a piece on h3, the 24th cell
     assert verbose(prog, occupied) == ["score for white: 3", "m: +1", "m: +2"]
     assert score(prog, occupied) == "score for white: 3"
+
+
+def _shipped() -> list[str]:
+    from test_eval_support import EXAMPLES
+
+    return sorted(path.name for path in EXAMPLES.glob("*.chp"))
+
+
+@pytest.mark.parametrize("name", _shipped())
+def test_every_shipped_example_compiles_evaluates_and_searches(name: str) -> None:
+    from esochess.chespel.runtime.search import Limits, Searcher
+
+    prog = example(name)
+    for seed in range(6):
+        board = random_position(seed)
+        for color in (chess.WHITE, chess.BLACK):
+            fast = prog.evaluate(board, color, 0)
+            assert prog.evaluate_verbose(board, color, 0)[0] == fast
+    board = chess.Board("r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 5 4")
+    result = Searcher(prog).search(board, 0, [], Limits(depth=2))
+    assert result.move in board.legal_moves
