@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_eval_support import S, program, verbose
 
 PINS = "r3k2r/pp3ppp/2n5/3pP3/1b6/2N5/PP3PPP/R3K2R w KQkq d6 0 12"
@@ -100,3 +102,48 @@ def test_library_on_a_tactical_position() -> None:
 def test_runtime_errors(statement: str, message: str) -> None:
     prog = program(f"module evaluation\nrule r:\n\t{statement}\n")
     assert verbose(prog, S) == [f"error: t.chp:{message}"]
+
+
+def _values(cls: str, board: object) -> list[object]:
+    import chess
+
+    assert isinstance(board, chess.Board)
+    samples: dict[str, list[object]] = {
+        "Row": [1, 4, 8], "Col": [1, 5, 8], "Cell": [0, 27, 63], "Type": [1, 2, 3, 4, 5, 6],
+        "Color": [True, False], "Player": [True, False], "Num": [0, 3000, 8000, 500],
+        "Piece": list(chess.scan_forward(board.occupied))[:6],
+    }
+    return samples[cls]
+
+
+@settings(deadline=None, max_examples=12)
+@given(st.integers(0, 10**6))
+def test_every_library_entry_has_a_total_runtime_function(seed: int) -> None:
+    import random
+
+    import chess
+    from esochess.chespel.library import LIBRARY
+    from esochess.chespel.runtime import library
+    from esochess.chespel.runtime.values import ChespelRuntimeError
+
+    rng = random.Random(seed)
+    board = chess.Board()
+    for _ in range(rng.randrange(0, 60)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    ctx = library.Context(board, rng.randrange(16))
+    for entry in LIBRARY:
+        if entry.receiver is None and entry.name not in ("abs", "in", "min", "max"):
+            assert callable(getattr(library, f"G_{entry.name}"))
+        if entry.receiver in (None, "List"):
+            continue
+        function = getattr(library, f"{entry.receiver}_{entry.key.partition('.')[2].partition('/')[0]}")
+        for receiver in _values(entry.receiver, board):
+            arguments = [rng.choice(_values(p, board)) for p in entry.params]
+            extra = [1, 1] if entry.key == "Player.rank" else []
+            try:
+                function(ctx, rng.random() < 0.5, receiver, *arguments, *extra)
+            except ChespelRuntimeError:
+                pass
