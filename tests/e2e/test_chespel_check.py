@@ -99,6 +99,9 @@ def test_unreadable_and_missing_files_are_usage_errors(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["check", str(binary)])
     assert result.exit_code == 2
     assert result.output.startswith(f"chespel: error: cannot read {binary}: ")
+    directory = CliRunner().invoke(main, ["check", str(tmp_path)])
+    assert directory.exit_code == 2
+    assert directory.output == f"chespel: error: cannot read {tmp_path}: Is a directory\n"
     no_arg = CliRunner().invoke(main, ["check"])
     assert no_arg.exit_code == 2
     if os.geteuid() != 0:

@@ -62,7 +62,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 def check(file: str) -> None:
     """Check FILE.chp and print only its diagnostics (exit 0 when it has no error)."""
     load_program(file)
