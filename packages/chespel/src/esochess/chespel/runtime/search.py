@@ -306,6 +306,9 @@ class Searcher:
         if len(self.eval_cache) >= EVAL_CACHE_LIMIT:
             self.eval_cache.clear()
         self.eval_cache[cache_key] = score
+        # An evaluation may take milliseconds: check the clock after each one too, so the
+        # move is out within 50 ms of the budget (§11.8) even with a slow program.
+        self._poll()
         return score
 
     # ------------------------------------------------------------------ helpers
