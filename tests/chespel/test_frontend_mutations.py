@@ -126,3 +126,21 @@ def test_deeply_nested_blocks_are_a_diagnostic() -> None:
     assert [d.header() for d in deep.errors] == [
         "F:34:33: error: blocks are nested too deeply (more than 32 levels)"
     ]
+
+
+def test_loop_variable_limits() -> None:
+    def loop(count: int, level: int = 1, prefix: str = "v") -> str:
+        names = ", ".join(f"{prefix}{i}" for i in range(count))
+        return "\t" * level + f"piece {names}:\n"
+
+    wide = compile_source("F", "module evaluation\nrule r:\n" + loop(33) + "\t\tscore 1;\n")
+    assert [d.header() for d in wide.errors] == [
+        "F:3:2: error: a loop may declare at most 32 variables"
+    ]
+    nested = "".join(loop(30, level + 1, f"l{level}_") for level in range(3))
+    deep = compile_source("F", "module evaluation\nrule r:\n" + nested + "\t\t\t\tscore 1;\n")
+    assert [d.header() for d in deep.errors] == [
+        "F:5:4: error: too many loop variables in scope (more than 64)"
+    ]
+    fits = "".join(loop(32, level + 1, f"l{level}_") for level in range(2))
+    assert compile_source("F", "module evaluation\nrule r:\n" + fits + "\t\t\tscore 1;\n").ok

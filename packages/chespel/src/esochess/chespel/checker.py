@@ -60,6 +60,9 @@ MAX_ERRORS = 50
 MAX_DEPTH = 200
 # Likewise for blocks (a rule body is level 1); Python itself stops at 100 indentations.
 MAX_BLOCKS = 32
+# The generated code spends one indentation level per loop variable (chespel-back).
+MAX_LOOP_VARIABLES = 32
+MAX_LOOP_VARIABLES_IN_SCOPE = 64
 NUM_LIMIT = 10_000_000  # 10000 in milli-units
 TYPE_VALUE = {1: 1000, 2: 3000, 3: 3000, 4: 5000, 5: 9000, 6: 0}
 
@@ -253,6 +256,7 @@ class _Checker:
         self.result = CheckResult(path, program)
         self.scopes: list[dict[str, _Var]] = []
         self.implicit: _Var | None = None
+        self.loop_variables = 0  # loop variables in scope
 
     # ---- diagnostics
     def error(self, pos: ast.Pos, message: str) -> None:
@@ -470,6 +474,16 @@ class _Checker:
 
     def loop(self, loop: ast.Loop) -> None:
         """Check a loop header (variables, conditions with the implicit receiver) and body."""
+        count = len(loop.variables)
+        if count > MAX_LOOP_VARIABLES:
+            self.error(loop.pos, f"a loop may declare at most {MAX_LOOP_VARIABLES} variables")
+            return
+        if self.loop_variables + count > MAX_LOOP_VARIABLES_IN_SCOPE:
+            self.error(
+                loop.pos,
+                f"too many loop variables in scope (more than {MAX_LOOP_VARIABLES_IN_SCOPE})",
+            )
+            return
         cls = Base.PIECE if loop.kind == "piece" else Base.CELL
         scope: dict[str, _Var] = {}
         for var in loop.variables:
@@ -483,7 +497,9 @@ class _Checker:
             self.condition(cond)
         self.implicit = saved
         self.scopes.pop()
+        self.loop_variables += count
         self.block(loop.body, scope)
+        self.loop_variables -= count
 
     # ---- expressions
     def root(self, expr: ast.Expr) -> Class | None:
