@@ -15,9 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
 
-import lark
-import lark.exceptions
+if TYPE_CHECKING:
+    # Only for annotations: the core imports lark lazily, so code that embeds
+    # esochess.fen (a Chespel executable) need not carry lark.
+    import lark
+    import lark.exceptions
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,7 @@ def from_lark(
     Without `message`, the text is `unexpected character 'c'` for a lexer error and
     `unexpected TOKEN` (or `unexpected end of file`) for a parser error.
     """
+    import lark.exceptions
     line = getattr(exc, "line", -1)
     column = getattr(exc, "column", -1)
     token: lark.Token | None = getattr(exc, "token", None)
