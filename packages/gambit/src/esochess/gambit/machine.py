@@ -400,6 +400,9 @@ class Machine:
         if prop.kind == "trait":
             assert prop.code is not None
             return self.call(prop.code, args, pos or (0, 0))
+        if prop.pid == 0:
+            # The predeclared `fixed int [Player number]` (§2.6.8).
+            return args[0].index
         key = (prop.pid, args)
         v = self.store.get(key, UNSET)
         if v is not UNSET:
