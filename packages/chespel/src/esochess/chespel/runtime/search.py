@@ -219,10 +219,19 @@ class Searcher:
         best = -INFINITY
         best_move = None
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
+        first = True
         for move in self._order(board, moves, tt_move, ply):
             bit = castle_bit(board, move)
             board.push(move)
-            score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, flags | bit)
+            if first:
+                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, flags | bit)
+                first = False
+            else:
+                # Principal-variation search: prove later moves worse with a null window,
+                # and search again with the full window only when one is not.
+                score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, flags | bit)
+                if alpha < score < beta:
+                    score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, flags | bit)
             board.pop()
             if score > best:
                 best = score
