@@ -67,3 +67,11 @@ def test_issue5_six_games_without_forfeit() -> None:
     assert done.returncode == 0, done.stderr
     reasons = check_output(done.stdout, 6, "positional", "material")
     assert not any(reason.startswith("forfeit") for reason in reasons)
+
+
+@pytest.mark.slow
+def test_k31_exact_command() -> None:
+    done = match("examples/chespel/material.chp", "examples/chespel/positional.chp",
+                 "--games", "2", "--movetime", "0.2")
+    assert done.returncode == 0, done.stderr
+    check_output(done.stdout, 2, "material", "positional")
