@@ -271,13 +271,22 @@ def parse_players(text: str) -> list[PlayerSpec]:
 
 
 def make_controller(
-    spec: PlayerSpec, seed: int, seat: int, terminal: Terminal | None
+    spec: PlayerSpec,
+    seed: int,
+    seat: int,
+    terminal: Terminal | None,
+    decision_limit: int | None = None,
 ) -> Controller:
-    """The controller for one seat; a human seat needs a terminal."""
+    """The controller for one seat; a human seat needs a terminal.
+
+    `decision_limit` is the game's `--max-decisions`: MCTS simulations stop there too,
+    because the real game ends with no result at that point (default 10 000).
+    """
     if spec.kind == "human":
         if terminal is None:
             raise ValueError("a human player needs a console")
         return HumanPlayer(terminal)
     if spec.kind == "random":
         return RandomPlayer(seat_rng(seed, seat))
-    return MctsPlayer(seat_rng(seed, seat), spec.iterations)
+    limit = SIMULATION_DECISION_LIMIT if decision_limit is None else decision_limit
+    return MctsPlayer(seat_rng(seed, seat), spec.iterations, min(limit, SIMULATION_DECISION_LIMIT))

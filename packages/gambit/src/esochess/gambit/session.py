@@ -205,7 +205,7 @@ class Game:
         self.controllers: list[Controller] = []
         if self.replay is None:
             self.controllers = [
-                make_controller(spec, config.seed, seat, console)
+                make_controller(spec, config.seed, seat, console, config.max_decisions)
                 for seat, spec in enumerate(config.players, 1)
             ]
         self.record = Record(
