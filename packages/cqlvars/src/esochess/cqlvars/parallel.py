@@ -234,6 +234,11 @@ def _pool_results(
             yield part, result
         finished = True
     finally:
+        if not finished:
+            # Stopped early (--limit, an error, Ctrl-C): the results still being computed
+            # are not wanted, so end the workers now instead of waiting for them.
+            for process in list(getattr(executor, "_processes", {}).values()):
+                process.terminate()
         executor.shutdown(wait=finished, cancel_futures=True)
 
 
