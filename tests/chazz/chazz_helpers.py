@@ -56,9 +56,19 @@ def run_line(line: bytes | str, stdin: bytes = b"", **options: object) -> Outcom
     return run_grid(parse_program(raw), stdin, **options)  # type: ignore[arg-type]
 
 
-def both(line: bytes | str, stdin: bytes = b"", **options: object) -> Outcome:
-    """Run with both engines, assert they agree, and return the common outcome."""
-    compiled = run_line(line, stdin, engine="compiler", **options)
-    interpreted = run_line(line, stdin, engine="interpreter", **options)
+def both(
+    line: bytes | str, stdin: bytes = b"", max_steps: int | None = None, **options: object
+) -> Outcome:
+    """Run with both engines, assert they agree, and return the common outcome.
+
+    Without `max_steps` the program must end within 200000 steps (a guard against a
+    test that would spin); then the compiler's uncounted code is checked too.
+    """
+    bound = 200_000 if max_steps is None else max_steps
+    compiled = run_line(line, stdin, engine="compiler", max_steps=bound, **options)
+    interpreted = run_line(line, stdin, engine="interpreter", max_steps=bound, **options)
     assert compiled == interpreted
-    return compiled
+    if max_steps is None:
+        assert interpreted.status != "limit", "the test program does not end"
+        assert run_line(line, stdin, engine="compiler", **options) == interpreted
+    return interpreted

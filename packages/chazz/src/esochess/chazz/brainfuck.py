@@ -105,24 +105,27 @@ def translate(source: str, *, path: str = "<bf>") -> str:
     side = "w" if pieces[0].letter.isupper() else "b"
     pad = any(p.letter in "Nn" for p in pieces)
     widest_pawn = max((p.column + 1 for p in pieces if p.column is not None), default=1)
-    best: tuple[int, int, list[list[tuple[int, str]]]] | None = None
+    best: str | None = None
     for width in _WIDTHS:
         if width < widest_pawn:
             continue
         ranks = _layout(pieces, width)
-        used = max(column + 1 for rank in ranks for column, _ in rank)
-        cells = len(ranks) * (width if pad else used)
-        if cells <= MAX_CELLS and (best is None or cells < best[0]):
-            best = (cells, width, ranks)
+        texts = [_rank_text(rank) for rank in ranks]
+        if pad:
+            if len(ranks) * width > MAX_CELLS:
+                continue
+            # The first rank spans the full width, so that rows x cols is exactly 30000
+            # even when no empty rank needs adding.
+            used = max((column + 1 for column, _ in ranks[0]), default=0)
+            if used < width:
+                texts[0] += str(width - used)
+            texts.extend([str(width)] * (MAX_CELLS // width - len(ranks)))
+        elif len(ranks) * max(column + 1 for rank in ranks for column, _ in rank) > MAX_CELLS:
+            continue
+        board = "/".join(texts) + " " + side
+        # Of the boards that fit, the shortest text.
+        if best is None or len(board) < len(best):
+            best = board
     if best is None:
         raise TranslationError(f"{len(pieces)} pieces do not fit on a board of {MAX_CELLS} cells")
-    _, width, ranks = best
-    texts = [_rank_text(rank) for rank in ranks]
-    if pad:
-        # The first rank spans the full width, so that rows x cols is exactly 30000
-        # even when no empty rank needs adding.
-        used = max((column + 1 for column, _ in ranks[0]), default=0)
-        if used < width:
-            texts[0] += str(width - used)
-        texts.extend([str(width)] * (MAX_CELLS // width - len(ranks)))
-    return "/".join(texts) + " " + side
+    return best

@@ -623,7 +623,14 @@ def _hang() -> None:
 
 def generate_source(program: Program, *, counted: bool = False, traced: bool = False) -> str:
     """Return the Python source of the factory `_make(...)` for `program`."""
-    return _Codegen(program, counted, traced).generate(program)
+    # Code generation recurses a few frames per loop level; 256 levels need more than
+    # Python's default limit of 1000 frames.
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+    try:
+        return _Codegen(program, counted, traced).generate(program)
+    finally:
+        sys.setrecursionlimit(old_limit)
 
 
 def compile_program(
@@ -631,13 +638,6 @@ def compile_program(
 ) -> CompiledProgram:
     """Compile a program once; `counted` is needed for `--max-steps`, `traced` for
     `--trace`."""
-    # Code generation recurses a few frames per loop level; 256 levels need more than
-    # Python's default limit of 1000 frames.
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
-    try:
-        source = generate_source(program, counted=counted, traced=traced)
-    finally:
-        sys.setrecursionlimit(old_limit)
+    source = generate_source(program, counted=counted, traced=traced)
     code = compile(source, "<chazz>", "exec")
     return CompiledProgram(source, code, program.memory_size, counted or traced, traced)
