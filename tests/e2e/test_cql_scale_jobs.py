@@ -171,3 +171,23 @@ def test_progress_line_on_a_terminal_is_erased_at_the_end(tmp_path: Path, games:
     assert text.rstrip(" \r\n").endswith("(game skipped)") or text.endswith("\r")
     assert b"300 games read" in stdout
     assert (tmp_path / "p.pgn").read_bytes() == run(tmp_path, "cql() mate", str(games)).pgn
+
+
+def test_ctrl_c_with_a_pool_exits_130_without_traceback_or_leftovers(
+    tmp_path: Path, games: Path
+) -> None:
+    import signal
+    import time
+
+    (tmp_path / "q.cql").write_text("cql() mate or stalemate\n")
+    proc = subprocess.Popen(
+        [CQL, "-o", "int.pgn", "--jobs", "2", "q.cql", str(games), str(games), str(games)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(2.0)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert b"Traceback" not in err
+    assert not list(tmp_path.glob("int.pgn*"))
