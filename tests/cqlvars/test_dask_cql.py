@@ -82,3 +82,31 @@ def test_version_mismatch_names_the_worker() -> None:
         dist.check_versions({"tcp://a:1": mine, "tcp://b:2": ("1.0.0", "1.10.0")}, mine)
     assert info.value.exit_code == 3
     assert "worker tcp://b:2 runs cql 1.0.0 with python-chess 1.10.0" in info.value.message
+
+
+def test_missing_distributed_package_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # makes `import distributed` fail
+    with pytest.raises(dist.DistributedError) as info:
+        dist.require_distributed()
+    assert info.value.exit_code == 2
+    assert info.value.message == "--scheduler requires the 'distributed' package"
+
+
+def test_cli_without_distributed_exits_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import sys
+
+    from click.testing import CliRunner
+    from esochess.cqlvars.cli import main
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    (tmp_path / "q.cql").write_text("cql() mate\n")
+    (tmp_path / "g.pgn").write_text("1. e4 *\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["--scheduler", "tcp://127.0.0.1:9", "q.cql", "g.pgn"])
+    assert result.exit_code == 2
+    assert "cql: error: --scheduler requires the 'distributed' package" in result.output
+    assert not (tmp_path / "q-out.pgn").exists()
