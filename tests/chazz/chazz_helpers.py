@@ -30,8 +30,14 @@ def run_grid(
     max_steps: int | None = None,
     trace: bool = False,
     prompt: bool = True,
+    tiered: bool = False,
+    interactive: bool = False,
 ) -> Outcome:
-    """Run `grid` in process and collect what the CLI would print."""
+    """Run `grid` in process and collect what the CLI would print.
+
+    The compiler engine compiles at once unless `tiered` (the CLI's default) is set, so
+    that tests exercise the compiled code even on tiny programs.
+    """
     out = bytearray()
     data = iter(stdin)
     lines: list[str] = []
@@ -40,9 +46,10 @@ def run_grid(
         read_byte=lambda: next(data, -1),
         prompt=prompt,
         trace=lines.append if trace else None,
+        interactive=interactive,
     )
     try:
-        run(grid, io, engine=engine, max_steps=max_steps)
+        run(grid, io, engine=engine, max_steps=max_steps, tiered=tiered)
     except LoopError as exc:
         return Outcome(bytes(out) + exc.message, "error", tuple(lines))
     except StepLimitReached:

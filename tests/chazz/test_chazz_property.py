@@ -119,3 +119,16 @@ def test_the_cli_engines_agree_on_stdout_status_and_html(
         )
     assert results[0] == results[1]
     assert results[0][2] in (0, 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(grids() | structured_grids(), STDIN, st.integers(0, 6000), st.booleans())
+def test_the_tiered_compiler_engine_agrees(
+    grid: Grid, stdin: bytes, limit: int, interactive: bool
+) -> None:
+    # The CLI's default: a short interpreted trial, then the compiled code from the start
+    # (replaying the input the trial read). Limits around the trial budget matter most.
+    tiered = run_grid(grid, stdin, max_steps=limit, tiered=True, interactive=interactive)
+    assert tiered == run_grid(grid, stdin, engine="interpreter", max_steps=limit)
+    if tiered.status != "limit":
+        assert run_grid(grid, stdin, tiered=True, interactive=interactive) == tiered

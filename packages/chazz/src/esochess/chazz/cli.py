@@ -170,6 +170,7 @@ def _run(
         read_byte=_reader(sys.stdin.buffer),
         prompt=not no_prompt,
         trace=(lambda line: stderr.write(line + "\n")) if trace else None,
+        interactive=sys.stdin.isatty(),
     )
     write = io.write
     try:

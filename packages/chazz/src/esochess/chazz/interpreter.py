@@ -39,6 +39,8 @@ def interpret(grid: Grid, io: MachineIO, max_steps: int | None = None) -> None:
     stack: list[int] = []
     out = bytearray()
     steps = 0
+    # Without a limit, one that is never reached: one comparison per step either way.
+    limit = (1 << 200) if max_steps is None else max_steps
     trace = io.trace
     i = start_index(cells, grid.side)
     try:
@@ -47,8 +49,8 @@ def interpret(grid: Grid, io: MachineIO, max_steps: int | None = None) -> None:
             if not piece:
                 i += 1
                 continue
-            if max_steps is not None and steps >= max_steps:
-                raise StepLimitReached(max_steps)
+            if steps >= limit:
+                raise StepLimitReached(steps)
             steps += 1
             if trace is not None:
                 trace(trace_line(steps, i // cols, i % cols, piece, ptr, mem[ptr]))

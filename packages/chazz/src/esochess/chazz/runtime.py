@@ -45,13 +45,15 @@ class MachineIO:
     """Where a running program writes its bytes, reads its input and traces its steps.
 
     `read_byte` returns 0–255, or -1 at end of input. `trace`, when set, receives one
-    line (without newline) per executed instruction.
+    line (without newline) per executed instruction. `interactive` says that reading
+    waits for a person, who must see the output (the prompt) first.
     """
 
     write: Callable[[bytes | bytearray], object]
     read_byte: Callable[[], int]
     prompt: bool = True
     trace: Callable[[str], object] | None = None
+    interactive: bool = False
 
 
 def signed32(value: int) -> int:
