@@ -93,6 +93,8 @@ class Program:
     name_props: dict[str, Prop] = field(default_factory=dict)
     overloads: dict[str, list[Overload]] = field(default_factory=dict)
     warnings: list[SourceError] = field(default_factory=list)
+    # Results of pure calls by (code, arguments, state version); see Machine.call.
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     def find_prop(self, name: str, params: tuple[str, ...]) -> Prop | None:
         """The property with this name and entity tuple."""
@@ -264,7 +266,8 @@ class Compiler:
                 self.block(d.body)
                 code.instrs.append((OP_RET, None))
             elif d.default is not None:
-                code.instrs.append((OP_RET, self.expr(d.default)))
+                code.simple = self.expr(d.default)
+                code.instrs.append((OP_RET, code.simple))
             prop.code = code
             return
         if d.default is not None:
@@ -328,6 +331,8 @@ class Compiler:
         else:
             c = self.lower(body) if self.in_proc else self.expr(body)
             code.instrs.append((OP_RET, c))
+            if len(code.instrs) == 1:
+                code.simple = c
 
     def notation(self, n: Any) -> None:
         code = self.notation_codes[id(n.decl)]
@@ -1017,6 +1022,7 @@ class Compiler:
                     v = p.zero
                 if v is not UNSET:
                     m.store[(p.pid, (inst,))] = v
+                    m.touch()
             if m.tracing:
                 shown = ", ".join(f"{n}: {m.display(v)}" for n, v in vals if n in by_name)
                 m.trace(pos, f"create {inst.ident}" + (f" ({shown})" if shown else ""))

@@ -26,6 +26,7 @@ Run-time errors surface as `GambitRuntimeError` (a `SourceError` with severity
 
 from __future__ import annotations
 
+import itertools
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -55,6 +56,13 @@ OP_NEXT = 5  # (op, slot, var, target): next element into var, or jump when done
 OP_RET = 6  # (op, f | None): return f() (or no value)
 OP_CALL = 7  # (op, resolve, dest, pos): resolve() -> (code, args); push a frame
 OP_CHOOSE = 8  # (op, spec, dest, pos, secret): pause at a decision
+
+# Every game state gets a version number unique across all machines: a fork shares its
+# parent's version until either of them changes the state, so pure results cached under a
+# version are valid in every machine that has it (§8.4: caching must be unobservable).
+_VERSIONS = itertools.count(1)
+_MISSING = object()
+MEMO_LIMIT = 200_000
 
 Pos = tuple[int, int]
 Evaluator = Callable[["Machine", list[Any]], Any]
@@ -94,6 +102,8 @@ class RunError(Exception):
         super().__init__(message)
         self.pos = pos
         self.message = message
+        # (callee name, call position) of the synchronous calls it left, innermost first.
+        self.trail: list[tuple[str, Pos]] = []
 
 
 class GameEnd(Exception):
@@ -125,7 +135,7 @@ class Decision:
 
     seat: int
     options: tuple[Any, ...]
-    labels: tuple[str, ...]
+    labels: Sequence[str]
     k: int | None
     secret: bool
     prompt: str | None
@@ -190,13 +200,19 @@ class Illegal:
 class Code:
     """A compiled body: statement instructions, their local slot count and its name."""
 
-    __slots__ = ("name", "kind", "instrs", "nlocals", "where")
+    __slots__ = ("name", "kind", "instrs", "nlocals", "where", "simple", "pure")
 
     def __init__(self, name: str, kind: str, nlocals: int = 0) -> None:
         self.name = name
         self.kind = kind
         self.instrs: list[tuple[Any, ...]] = []
         self.nlocals = nlocals
+        # Set for bodies that are a single `return expr`: the expression's closure.
+        self.simple: Evaluator | None = None
+        # Traits are re-read often at one state version (selectors, loops); they are
+        # pure (§8), so their values are memoised per version. Measured: memoising every
+        # function call costs more in misses than it saves on tic-tac-toe.
+        self.pure = kind == "trait"
         # How `called from` lines name this body: `main`, `f`, `trait name`.
         self.where = name
 
@@ -240,7 +256,9 @@ class Machine:
         self.seats = players
         self.io = io
         self.tracing = trace and io is not None
-        self.rng = random.Random(seed)
+        self._rng = random.Random(seed)
+        # Forks share the parent's RNG until one of them draws from it (copy on write).
+        self._rng_owned = True
         self.store: dict[tuple[int, tuple[Any, ...]], Any] = {}
         self.instances: dict[str, tuple[Inst, ...]] = {t: () for t in program.entity_order}
         self.instances["Player"] = tuple(Inst("Player", k) for k in range(1, players + 1))
@@ -248,6 +266,8 @@ class Machine:
         self.pending: tuple[int, tuple[Any, ...], int | None] | None = None
         self.decisions_made = 0
         self.committed = False
+        self.depth = 0
+        self.version = next(_VERSIONS)
         self.finished: Result | None = None
         self.selector_cache: dict[Any, tuple[Inst, ...]] = {}
 
@@ -270,7 +290,7 @@ class Machine:
         except IllegalSignal as sig:
             return Illegal(sig.pos[0], sig.pos[1], sig.seat, sig.new_turn)
         except RunError as err:
-            raise self._runtime_error(err.pos, err.message) from None
+            raise self._runtime_error(err.pos, err.message, err.trail) from None
         except RecursionError:
             raise self._runtime_error(
                 self._top_pos(), f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded"
@@ -302,21 +322,35 @@ class Machine:
         m.seats = self.seats
         m.io = None
         m.tracing = False
-        m.rng = random.Random()
-        m.rng.setstate(self.rng.getstate())
+        m._rng = self._rng
+        m._rng_owned = False
+        self._rng_owned = False
         m.store = dict(self.store)
         m.instances = dict(self.instances)
         m.frames = [f.copy() for f in self.frames]
         m.pending = self.pending
         m.decisions_made = self.decisions_made
         m.committed = self.committed
+        m.depth = 0
+        m.version = self.version
         m.finished = self.finished
         m.selector_cache = dict(self.selector_cache)
         return m
 
     def reseed(self, n: int) -> None:
         """Replace the chance RNG by `random.Random(n)` (MCTS simulations, §15.2)."""
-        self.rng = random.Random(n)
+        self._rng = random.Random(n)
+        self._rng_owned = True
+
+    @property
+    def rng(self) -> random.Random:
+        """The chance RNG (§11.4), private to this machine."""
+        if not self._rng_owned:
+            own = random.Random(0)
+            own.setstate(self._rng.getstate())
+            self._rng = own
+            self._rng_owned = True
+        return self._rng
 
     def display(self, value: Any) -> str:
         """The display form of a value (§11.9), using entities' `name` properties."""
@@ -349,9 +383,11 @@ class Machine:
         prop = self.program.find_prop(name, tuple(a.type_name for a in args))
         if prop is None:
             raise KeyError(name)
+        depth = len(self.frames)
         try:
             return self.read_prop(prop, args, None)
         except RunError:
+            del self.frames[depth:]
             return UNSET
 
     read_state = read
@@ -388,12 +424,49 @@ class Machine:
             self.io.trace(pos[0], pos[1], event)
 
     def call(self, code: Code, args: Sequence[Any], pos: Pos) -> Any:
-        """Run a body that cannot pause to completion and return its value."""
-        if len(self.frames) >= CALL_DEPTH_LIMIT:
+        """Run a body that cannot pause to completion and return its value.
+
+        Traits are memoised per game-state version (see `Code.pure`).
+        """
+        memo = None
+        if code.pure and not self.tracing:
+            memo = self.program.memo
+            key = (code, tuple(args), self.version)
+            hit = memo.get(key, _MISSING)
+            if hit is not _MISSING:
+                return hit
+        if self.depth + len(self.frames) >= CALL_DEPTH_LIMIT:
             raise RunError(pos, f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded in '{code.name}'")
-        base = len(self.frames)
-        self.frames.append(Frame(code, args, -1, pos))
-        return self._exec(base)
+        self.depth += 1
+        try:
+            if code.simple is not None:
+                # An arrow body: one expression, no frame and no instruction loop needed.
+                L = list(args)
+                if code.nlocals > len(L):
+                    L.extend([None] * (code.nlocals - len(L)))
+                value = code.simple(self, L)
+            else:
+                base = len(self.frames)
+                self.frames.append(Frame(code, args, -1, pos))
+                try:
+                    value = self._exec(base)
+                except BaseException:
+                    del self.frames[base:]
+                    raise
+        except RunError as err:
+            err.trail.append((code.where, pos))
+            raise
+        finally:
+            self.depth -= 1
+        if memo is not None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            memo[key] = value
+        return value
+
+    def touch(self) -> None:
+        """Record a change of the game state (invalidates memoised pure results)."""
+        self.version = next(_VERSIONS)
 
     def read_prop(self, prop: Prop, args: tuple[Any, ...], pos: Pos | None) -> Any:
         """Read property `prop` of the entity tuple `args` (traits are recomputed)."""
@@ -424,9 +497,11 @@ class Machine:
         if self.tracing:
             old = self.store.get(key, UNSET)
             if old is UNSET:
+                depth = len(self.frames)
                 try:
                     old = self.read_prop(prop, args, pos)
                 except RunError:
+                    del self.frames[depth:]
                     old = UNSET
             shown = "unset" if old is UNSET else self.display(old)
             if not args:
@@ -437,12 +512,14 @@ class Machine:
                 target = "(" + ", ".join(a.ident for a in args) + f").{prop.name}"
             self.trace(pos, f"write {target} = {self.display(value)} (was {shown})")
         self.store[key] = value
+        self.version = next(_VERSIONS)
 
     def create(self, type_name: str) -> Inst:
         """Allocate the next instance of an entity type (§10.1)."""
         existing = self.instances[type_name]
         inst = Inst(type_name, len(existing) + 1)
         self.instances[type_name] = existing + (inst,)
+        self.version = next(_VERSIONS)
         if self.selector_cache:
             self.selector_cache.clear()
         return inst
@@ -467,15 +544,19 @@ class Machine:
                 return f.call_pos
         return (1, 1)
 
-    def _runtime_error(self, pos: Pos, message: str) -> GambitRuntimeError:
+    def _runtime_error(
+        self, pos: Pos, message: str, trail: Sequence[tuple[str, Pos]] = ()
+    ) -> GambitRuntimeError:
         path = self.program.path
+        # Activations from the outermost (main) to the innermost: (name, call position).
+        acts: list[tuple[str, Pos | None]] = [(f.code.where, f.call_pos) for f in self.frames]
+        acts += [(name, cp) for name, cp in reversed(trail)]
         lines: list[str] = []
-        frames = self.frames
-        for j in range(len(frames) - 1, 0, -1):
-            cp = frames[j].call_pos
+        for j in range(len(acts) - 1, 0, -1):
+            cp = acts[j][1]
             if cp is None:
                 continue
-            lines.append(f"  called from {frames[j - 1].code.where} at {path}:{cp[0]}:{cp[1]}")
+            lines.append(f"  called from {acts[j - 1][0]} at {path}:{cp[0]}:{cp[1]}")
             if len(lines) == 10:
                 break
         return GambitRuntimeError(
@@ -530,7 +611,7 @@ class Machine:
                     L[dest] = value
             elif op == OP_CALL:
                 code, args = ins[1](self, L)
-                if len(frames) >= CALL_DEPTH_LIMIT:
+                if len(frames) + self.depth >= CALL_DEPTH_LIMIT:
                     raise RunError(
                         ins[3], f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded in '{code.name}'"
                     )
@@ -556,7 +637,7 @@ class Machine:
         return Decision(
             seat=player.index,
             options=options,
-            labels=tuple(self.display(o) for o in options),
+            labels=Labels(self, options),
             k=k,
             secret=secret,
             prompt=prompt,
@@ -564,6 +645,41 @@ class Machine:
             col=pos[1],
             new_turn=self.committed,
         )
+
+
+class Labels(Sequence[str]):
+    """Display forms of a decision's options, computed on first use.
+
+    Forks exploring options never look at labels, so they cost nothing there. They are
+    computed from the machine's state when first read: read them before `choose`.
+    """
+
+    def __init__(self, machine: Machine, options: tuple[Any, ...]) -> None:
+        self._machine: Machine | None = machine
+        self._options = options
+        self._done: tuple[str, ...] | None = None
+
+    def _all(self) -> tuple[str, ...]:
+        if self._done is None:
+            assert self._machine is not None
+            self._done = tuple(self._machine.display(o) for o in self._options)
+            self._machine = None
+        return self._done
+
+    def __len__(self) -> int:
+        return len(self._options)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self._all()) == tuple(other) if isinstance(other, Sequence) else False
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
 
 
 def _line_of(source: str, line: int) -> str | None:
