@@ -74,3 +74,30 @@ def test_runtime_error_names_the_seed(tmp_path: Path) -> None:
 def test_n_is_required() -> None:
     r = CliRunner().invoke(main, ["playout", NIM])
     assert r.exit_code == 2
+
+
+RANGE_GAME = """players 2..4
+main() {
+    print("seats", #Player)
+    for p in Player: x = p choose ("Pick") [1, 2]
+    Player[#Player] wins
+}
+"""
+
+
+def test_seat_count_for_a_player_range(tmp_path: Path) -> None:
+    prog = tmp_path / "range.gmb"
+    prog.write_text(RANGE_GAME)
+    r = gambit("playout", str(prog), "-n", "2", "--seats", "3")
+    assert r.exit_code == 0, r.stderr
+    assert "Player 3 wins: 2" in r.stdout
+    assert "Player 4 wins" not in r.stdout
+    assert "decisions/game: 3.0" in r.stdout
+    r = gambit("run", str(prog), "--players", "random,random,random,random", "--quiet")
+    assert r.stdout.splitlines() == ["seats 4", "Player 4 wins"]
+    r = gambit("run", str(prog), "--players", "random", "--quiet", "--seed", "1")
+    assert r.stdout.splitlines()[0] == "seats 2"
+    assert gambit("moves", str(prog), "--seats", "4", "--after", "1,2").stdout.splitlines()[0] == (
+        "[Player 3] Pick"
+    )
+    assert CliRunner().invoke(main, ["playout", str(prog), "-n", "1", "--seats", "5"]).exit_code == 2
