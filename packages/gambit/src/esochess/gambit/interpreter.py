@@ -185,6 +185,9 @@ class Compiler:
         for fs in self.sym.funcs.values():
             for f in fs:
                 self.function(f)
+        for name in self.static_functions():
+            for f in self.sym.funcs[name]:
+                self.codes[id(f.decl)].static = True
         for n in self.sym.notations:
             self.notation(n)
         name_props: dict[str, Prop] = {}
@@ -198,6 +201,63 @@ class Compiler:
             self.sym.path, self.sym.source, main, list(self.sym.entities), self.props,
             self.sym.players, self.sym.has_illegal, name_props, overloads,
         )  # fmt: skip
+
+    def static_functions(self) -> set[str]:
+        """Function sets whose bodies read only fixed properties and instance lists."""
+        reads_state: set[str] = set()
+        calls: dict[str, set[str]] = {}
+        for name, fs in self.sym.funcs.items():
+            if not fs[0].pure:
+                continue
+            found: set[str] = set()
+            if not all(self.static_body(f.decl, found) for f in fs):
+                reads_state.add(name)
+            calls[name] = found
+        static = {n for n in calls if n not in reads_state}
+        changed = True
+        while changed:
+            changed = False
+            for n in list(static):
+                if not calls[n] <= static:
+                    static.discard(n)
+                    changed = True
+        return static
+
+    def static_body(self, node: Any, called: set[str]) -> bool:
+        """False when `node` may read state, traits or dynamic data; collects calls."""
+        if isinstance(node, (A.Name, A.Member)):
+            info = self.ann.get(id(node))
+            if isinstance(info, tuple) and info[0] in ("prop", "nary"):
+                if info[1].kind != "fixed":
+                    return False
+            if isinstance(node, A.Name) and isinstance(info, tuple) and info[0] == "func":
+                return False
+        elif isinstance(node, A.Entry):
+            info = self.ann.get(id(node))
+            if info is None or info.kind != "fixed":
+                return False
+        elif isinstance(node, A.NotationLit):
+            return False
+        elif isinstance(node, A.Call):
+            info = self.ann.get(id(node))
+            if isinstance(info, tuple):
+                if info[0] == "value":
+                    return False
+                if info[0] == "call":
+                    called.add(info[1])
+        elif isinstance(node, A.PType):
+            t = self.ann.get(id(node))
+            if isinstance(t, T.SelT):
+                return False
+        if isinstance(node, (list, tuple)):
+            return all(self.static_body(x, called) for x in node)
+        if hasattr(node, "__dataclass_fields__"):
+            return all(
+                self.static_body(getattr(node, f), called)
+                for f in node.__dataclass_fields__
+                if f != "pos"
+            )
+        return True
 
     def pausing_procs(self) -> set[str]:
         """Procedures that may reach a `choose` (directly, by call, or via values)."""
@@ -959,6 +1019,16 @@ class Compiler:
 
             return place_call
         args = [self.expr(a.value) for a in e.args]
+        if name == "print" and all(self.effect_free(a.value) for a in e.args):
+            # Output is dropped without an I/O object (forks, playouts), and evaluating
+            # effect-free arguments there changes nothing but the time taken.
+            def quiet_print(m: Machine, L: list[Any]) -> Any:
+                if m.io is None:
+                    return None
+                m.output(" ".join(m.display(a(m, L)) for a in args))
+                return None
+
+            return quiet_print
 
         def builtin_call(m: Machine, L: list[Any]) -> Any:
             vals = [a(m, L) for a in args]
@@ -974,6 +1044,22 @@ class Compiler:
             return out
 
         return builtin_call
+
+    def effect_free(self, e: Any) -> bool:
+        """True when evaluating `e` cannot change the state, print, draw chance or pause."""
+        if isinstance(e, A.Choose):
+            return False
+        if isinstance(e, A.Call):
+            info = self.ann.get(id(e))
+            if not isinstance(info, tuple):
+                return False
+            if info[0] in ("value", "entity"):
+                return False
+            if info[0] == "builtin" and (info[1] in B.EFFECT or info[1] in B.PLACE):
+                return False
+            if info[0] == "call" and not self.sym.funcs[info[1]][0].pure:
+                return False
+        return all(self.effect_free(c) for c in _children(e))
 
     def struct_ctor(self, e: A.Call, name: str) -> Ev:
         info = self.sym.structs[name]

@@ -200,7 +200,7 @@ class Illegal:
 class Code:
     """A compiled body: statement instructions, their local slot count and its name."""
 
-    __slots__ = ("name", "kind", "instrs", "nlocals", "where", "simple", "pure")
+    __slots__ = ("name", "kind", "instrs", "nlocals", "where", "simple", "pure", "static")
 
     def __init__(self, name: str, kind: str, nlocals: int = 0) -> None:
         self.name = name
@@ -213,6 +213,9 @@ class Code:
         # pure (§8), so their values are memoised per version. Measured: memoising every
         # function call costs more in misses than it saves on tic-tac-toe.
         self.pure = kind == "trait"
+        # Functions that read only fixed data and instance lists depend on their
+        # arguments and the set of instances alone: memoised per instance version.
+        self.static = False
         # How `called from` lines name this body: `main`, `f`, `trait name`.
         self.where = name
 
@@ -268,6 +271,7 @@ class Machine:
         self.committed = False
         self.depth = 0
         self.version = next(_VERSIONS)
+        self.inst_version = next(_VERSIONS)
         self.finished: Result | None = None
         self.selector_cache: dict[Any, tuple[Inst, ...]] = {}
 
@@ -333,6 +337,7 @@ class Machine:
         m.committed = self.committed
         m.depth = 0
         m.version = self.version
+        m.inst_version = self.inst_version
         m.finished = self.finished
         m.selector_cache = dict(self.selector_cache)
         return m
@@ -429,9 +434,9 @@ class Machine:
         Traits are memoised per game-state version (see `Code.pure`).
         """
         memo = None
-        if code.pure and not self.tracing:
+        if (code.pure or code.static) and not self.tracing:
             memo = self.program.memo
-            key = (code, tuple(args), self.version)
+            key = (code, tuple(args), self.inst_version if code.static else self.version)
             hit = memo.get(key, _MISSING)
             if hit is not _MISSING:
                 return hit
@@ -465,8 +470,9 @@ class Machine:
         return value
 
     def touch(self) -> None:
-        """Record a change of the game state (invalidates memoised pure results)."""
+        """Record a change to a new instance's values (invalidates memoised results)."""
         self.version = next(_VERSIONS)
+        self.inst_version = next(_VERSIONS)
 
     def read_prop(self, prop: Prop, args: tuple[Any, ...], pos: Pos | None) -> Any:
         """Read property `prop` of the entity tuple `args` (traits are recomputed)."""
@@ -520,6 +526,7 @@ class Machine:
         inst = Inst(type_name, len(existing) + 1)
         self.instances[type_name] = existing + (inst,)
         self.version = next(_VERSIONS)
+        self.inst_version = next(_VERSIONS)
         if self.selector_cache:
             self.selector_cache.clear()
         return inst
