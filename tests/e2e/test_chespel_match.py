@@ -58,6 +58,10 @@ def test_match_rejects_bad_programs_and_engines(tmp_path: Path) -> None:
     assert done.returncode == 2 and "unknown name 'q'" in done.stderr
     missing = match("uci:/nonexistent/engine", str(EXAMPLES / "material.chp"), "--games", "1")
     assert missing.returncode == 2 and "cannot start engine" in missing.stderr
+    engine = f"uci:{sys.executable} -m esochess.chespel uci {EXAMPLES / 'material.chp'}"
+    unknown = match(f"{engine};Colour=red", str(EXAMPLES / "material.chp"), "--games", "1")
+    assert unknown.returncode == 2 and "option Colour=red" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
 
 
 @pytest.mark.slow

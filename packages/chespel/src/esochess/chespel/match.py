@@ -173,7 +173,11 @@ class _Player:
             raise MatchError(f"cannot start engine {' '.join(self.spec.command)}: {reason}") from None
         self.engine.timeout = self.timeout
         for key, value in self.spec.options:
-            self.engine.configure({key: value})
+            try:
+                self.engine.configure({key: value})
+            except (chess.engine.EngineError, ValueError) as exc:
+                self.close()
+                raise MatchError(f"engine {self.name}: option {key}={value}: {exc}") from None
         if self.spec.name is None:
             self.name = self.engine.id.get("name", self.name)
 
