@@ -82,6 +82,11 @@ def guarded(f: F) -> F:
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            # `gambit run … | head`: the reader left; stop quietly (no flush to the pipe).
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(1)
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             click.echo(f"gambit: internal error: {exc} (please report this)", err=True)
             if os.environ.get("GAMBIT_DEBUG") == "1":

@@ -23,6 +23,7 @@ from esochess.gambit.checker import Checked, check
 from esochess.gambit.machine import (
     OP_CALL,
     OP_CHOOSE,
+    OP_COMMIT,
     OP_EXEC,
     OP_ITER,
     OP_JF,
@@ -202,6 +203,14 @@ class Compiler:
             self.sym.players, self.sym.has_illegal, name_props, overloads,
         )  # fmt: skip
 
+    def committers(self) -> set[str]:
+        """Procedures whose bodies contain a `commit` statement."""
+        out = set()
+        for name, fs in self.sym.funcs.items():
+            if any(not f.pure and _contains_commit(f.decl.body) for f in fs):
+                out.add(name)
+        return out
+
     def static_functions(self) -> set[str]:
         """Function sets whose bodies read only fixed properties and instance lists."""
         reads_state: set[str] = set()
@@ -260,8 +269,9 @@ class Compiler:
         return True
 
     def pausing_procs(self) -> set[str]:
-        """Procedures that may reach a `choose` (directly, by call, or via values)."""
-        out = set(self.ck.choosers) | set(self.ck.uses_value_calls)
+        """Procedures that may reach a `choose` or a `commit` (directly, by call, or via
+        values): they run in explicit frames so that a fork can pause there."""
+        out = set(self.ck.choosers) | set(self.ck.uses_value_calls) | self.committers()
         changed = True
         while changed:
             changed = False
@@ -576,7 +586,10 @@ class Compiler:
         elif k == "continue":
             self.loop_stack[-1][1].append(self.emit(OP_JUMP, -1))
         elif k == "commit":
-            self.emit(OP_EXEC, lambda m, L: m.end_turn())
+            if self.in_proc:
+                self.emit(OP_COMMIT, pos)
+            else:
+                self.emit(OP_EXEC, lambda m, L: m.end_turn())
         elif k == "illegal":
 
             def illegal(m: Machine, L: list[Any]) -> None:
@@ -1431,6 +1444,16 @@ def _iterable(v: Any) -> tuple[Any, ...]:
     if v is None:
         return ()
     return tuple(multi_members(v))
+
+
+def _contains_commit(node: Any) -> bool:
+    if isinstance(node, A.Simple):
+        return node.kind == "commit"
+    if isinstance(node, (list, tuple)):
+        return any(_contains_commit(x) for x in node)
+    if hasattr(node, "__dataclass_fields__"):
+        return any(_contains_commit(getattr(node, f)) for f in node.__dataclass_fields__)
+    return False
 
 
 def _const(v: Any) -> Ev:

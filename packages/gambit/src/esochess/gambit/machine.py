@@ -56,6 +56,7 @@ OP_NEXT = 5  # (op, slot, var, target): next element into var, or jump when done
 OP_RET = 6  # (op, f | None): return f() (or no value)
 OP_CALL = 7  # (op, resolve, dest, pos): resolve() -> (code, args); push a frame
 OP_CHOOSE = 8  # (op, spec, dest, pos, secret): pause at a decision
+OP_COMMIT = 9  # (op, pos): end the turn; pauses when `pause_at_commit` is set
 
 # Every game state gets a version number unique across all machines: a fork shares its
 # parent's version until either of them changes the state, so pure results cached under a
@@ -184,6 +185,17 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Committed:
+    """A `commit` ran after the game's first decision (only with `pause_at_commit`).
+
+    The machine is paused just after the `commit`; `run_until_decision` continues.
+    """
+
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
 class Illegal:
     """`illegal` ran (or a `choose` had no options) at `line`:`col` (§10.4).
 
@@ -274,6 +286,8 @@ class Machine:
         self.inst_version = next(_VERSIONS)
         self.finished: Result | None = None
         self.selector_cache: dict[Any, tuple[Inst, ...]] = {}
+        # Set by the game layer on look-ahead forks: stop at a `commit` (§10.3, §10.4).
+        self.pause_at_commit = False
 
     # ----------------------------------------------------------------- public API
 
@@ -282,6 +296,14 @@ class Machine:
 
         Raises `GambitRuntimeError` for a run-time error of the program.
         """
+        while True:
+            out = self.run_until_pause()
+            if not isinstance(out, Committed):
+                return out
+
+    def run_until_pause(self) -> Decision | Result | Illegal | Committed:
+        """Like `run_until_decision`, but also stops just after a `commit` that ends a
+        turn when `pause_at_commit` is set (look-ahead needs no more than the turn)."""
         if self.finished is not None:
             return self.finished
         if self.pending is not None:
@@ -299,7 +321,7 @@ class Machine:
             raise self._runtime_error(
                 self._top_pos(), f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded"
             ) from None
-        if isinstance(out, Decision):
+        if isinstance(out, (Decision, Committed)):
             return out
         self.finished = Result(self.seats)
         return self.finished
@@ -340,6 +362,7 @@ class Machine:
         m.inst_version = self.inst_version
         m.finished = self.finished
         m.selector_cache = dict(self.selector_cache)
+        m.pause_at_commit = self.pause_at_commit
         return m
 
     def reseed(self, n: int) -> None:
@@ -351,7 +374,8 @@ class Machine:
     def rng(self) -> random.Random:
         """The chance RNG (§11.4), private to this machine."""
         if not self._rng_owned:
-            own = random.Random(0)
+            # Random.__new__ skips seeding from os.urandom; setstate replaces it all.
+            own = random.Random.__new__(random.Random)
             own.setstate(self._rng.getstate())
             self._rng = own
             self._rng_owned = True
@@ -578,7 +602,8 @@ class Machine:
 
     def _exec(self, base: int) -> Any:
         """Execute frames above depth `base`; return a Decision at a `choose` (base 0
-        only), or the value returned by the frame at depth `base` (None at main's end)."""
+        only), a Committed marker (see `pause_at_commit`), or the value returned by the
+        frame at depth `base` (None at main's end)."""
         frames = self.frames
         frame = frames[-1]
         instrs = frame.code.instrs
@@ -628,6 +653,11 @@ class Machine:
                 L = frame.locals
             elif op == OP_CHOOSE:
                 return self._decide(ins, L, base)
+            elif op == OP_COMMIT:
+                if self.decisions_made > 0:
+                    self.committed = True
+                    if self.pause_at_commit and base == 0:
+                        return Committed(ins[1][0], ins[1][1])
             else:  # pragma: no cover - the compiler emits only the opcodes above
                 raise AssertionError(f"bad opcode {op}")
 
