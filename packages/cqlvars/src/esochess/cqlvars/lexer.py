@@ -374,6 +374,8 @@ class Tokenizer:
             if ch == '"':
                 yield self._string()
                 continue
+            if ch == "(":
+                raise self.error("unexpected '(' in the header", self.line, self.col)
             j = self.pos
             while j < len(self.text) and self.text[j] not in ' \t\r\n\f\v()"':
                 j += 1
@@ -413,9 +415,8 @@ class Tokenizer:
         if designator is not None:
             value, end = designator
             return self._token("DESIG", text[i:end], end - i, value)
-        if ch.isdigit():
-            m = INT_RE.match(text, i)
-            assert m is not None
+        m = INT_RE.match(text, i)
+        if m:
             end = m.end()
             if end < len(text) and text[end] in WORD_CHARS:
                 raise self.error(
