@@ -153,3 +153,36 @@ def test_evaluate_reports_progress_and_uses_one_process_for_one_partition() -> N
     big = list(parallel.evaluate(factory, [LICHESS], jobs=2, last=600))
     assert [o.number for o in big] == list(range(1, 601))
     assert os.getpid() not in {o.pid for o in big}
+
+
+def test_query_job_pickles_and_its_worker_returns_reducible_sums() -> None:
+    import pickle
+
+    from esochess.cqlvars.engine import RunOptions
+
+    job = parallel.QueryJob(
+        "q.cql", "cql(quiet) if move capture . then persistent Captures += 1  false\n", (),
+        RunOptions(),
+    )
+    worker = pickle.loads(pickle.dumps(job))()
+    part = next(pgnio.partitions([LICHESS], last=5))
+    result = parallel.run_partition(worker, part)
+    assert [o.number for o in result.outcomes] == [1, 2, 3, 4, 5]
+    assert not any(o.matched for o in result.outcomes)
+    per_game = [p["Captures"] for p in result.partials]
+    assert len(per_game) == 5 and all(n >= 0 for n in per_game) and sum(per_game) > 0
+    assert worker.take_partial() == {"Captures": 0}
+
+
+def test_engine_outcomes_do_not_depend_on_partition_size() -> None:
+    from esochess.cqlvars.engine import RunOptions
+
+    job = parallel.QueryJob("q.cql", "cql() check  message(ply)\n", (), RunOptions())
+    reference = None
+    for size in (1, 7, 50):
+        parts = pgnio.partitions([LICHESS], last=50, max_games=size)
+        got = list(parallel.run_local(job, parts, 2 if size < 50 else 1))
+        if reference is None:
+            reference = got
+        assert got == reference
+    assert reference is not None and any(o.matched for o in reference)
