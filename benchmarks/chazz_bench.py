@@ -3,7 +3,8 @@ with the compiler and with the interpreter in the same run (`make bench`).
 
 Workloads (generated below, each checked against its expected output):
   sieve   a sieve of Eratosthenes that walks the tape, printing one 0/1 per number
-  loops   nested counting loops (four levels)
+  loops   nested counting loops (four levels, adding up; no output inside)
+  digits  nested counting loops that print every number 000-999, many times over
   text    a long text printed line after line by a counting loop
 
 The compiler is timed end to end (compile + run). The interpreter would take minutes on
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -164,13 +166,13 @@ def sieve_bf(limit: int) -> str:
     return g.code()
 
 
-def sieve_expected(limit: int) -> bytes:
+def sieve_expected(limit: int) -> list[bytes]:
     prime = [True] * (limit + 1)
     for n in range(2, limit + 1):
         if prime[n]:
             for m in range(2 * n, limit + 1, n):
                 prime[m] = False
-    return bytes(48 + prime[n] for n in range(2, limit + 1)) + b"\n"
+    return [bytes(48 + prime[n] for n in range(2, limit + 1)) + b"\n"]
 
 
 def loops_bf(a: int, b: int, c: int) -> str:
@@ -201,9 +203,40 @@ def loops_bf(a: int, b: int, c: int) -> str:
     return g.code()
 
 
-def loops_expected(a: int, b: int, c: int) -> bytes:
+def loops_expected(a: int, b: int, c: int) -> list[bytes]:
     turns = a * b * c
-    return bytes([turns % 256, 3 * turns % 256])
+    return [bytes([turns % 256, 3 * turns % 256])]
+
+
+def digits_bf(repeat: int) -> str:
+    """Nested counting loops that print: every number 000 to 999, `repeat` times."""
+    g = BF()
+    newline, counter = 1, 0
+    g.add(newline, 10)
+    g.add(counter, repeat)
+    g.emit("[")
+    for digit in (2, 4, 6):  # three levels: a digit cell and its counter next to it
+        g.add(digit, 48)
+        g.add(digit + 1, 10)
+        g.go(digit + 1)
+        g.emit("[")
+    for cell in (2, 4, 6, newline):
+        g.go(cell)
+        g.emit(".")
+    for digit in (6, 4, 2):
+        g.add(digit, 1)
+        g.add(digit + 1, -1)
+        g.go(digit + 1)
+        g.emit("]")
+        g.clear(digit)
+    g.add(counter, -1)
+    g.go(counter)
+    g.emit("]")
+    return g.code()
+
+
+def digits_expected(repeat: int) -> list[bytes]:
+    return ["".join(f"{n:03d}\n" for n in range(1000)).encode()] * repeat
 
 
 TEXT = [
@@ -231,28 +264,50 @@ def text_bf(repeat: int) -> str:
     return g.code()
 
 
-def text_expected(repeat: int) -> bytes:
-    return ("".join(line + "\n" for line in TEXT) * repeat).encode()
+def text_expected(repeat: int) -> list[bytes]:
+    return ["".join(line + "\n" for line in TEXT).encode()] * repeat
 
 
-WORKLOADS: dict[str, tuple[Callable[[float], str], Callable[[float], bytes]]] = {
+# name -> (brainfuck source, expected output chunks), at a size factor.
+WORKLOADS: dict[str, tuple[Callable[[float], str], Callable[[float], list[bytes]]]] = {
+    # 1870 is the largest sieve whose tape (16 cells a number) fits in 30000 cells.
     "sieve": (
-        lambda s: sieve_bf(int(1500 * s)),
-        lambda s: sieve_expected(int(1500 * s)),
+        lambda s: sieve_bf(min(1870, int(1870 * s))),
+        lambda s: sieve_expected(min(1870, int(1870 * s))),
     ),
     "loops": (
         lambda s: loops_bf(max(1, int(60 * s)), 100, 100),
         lambda s: loops_expected(max(1, int(60 * s)), 100, 100),
     ),
-    "text": (lambda s: text_bf(int(20000 * s)), lambda s: text_expected(int(20000 * s))),
+    "digits": (lambda s: digits_bf(int(2500 * s)), lambda s: digits_expected(int(2500 * s))),
+    "text": (lambda s: text_bf(int(1_000_000 * s)), lambda s: text_expected(int(1_000_000 * s))),
 }
 
 TUTORIAL = "4PPQ1/PR6/qPR5/q1PR4/q2PR3/N2PBn2/pRN5/pbKBrRkb w"
 
 
-def _io(sink: bytearray, stdin: bytes = b"") -> MachineIO:
+class Sink:
+    """Program output as a byte count and a CRC-32 (workloads print up to ~100 MB)."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.crc = 0
+
+    def write(self, data: bytes | bytearray) -> None:
+        self.size += len(data)
+        self.crc = zlib.crc32(data, self.crc)
+
+    @classmethod
+    def of(cls, chunks: list[bytes]) -> tuple[int, int]:
+        sink = cls()
+        for chunk in chunks:
+            sink.write(chunk)
+        return sink.size, sink.crc
+
+
+def _io(sink: Sink, stdin: bytes = b"") -> MachineIO:
     data = iter(stdin)
-    return MachineIO(write=sink.extend, read_byte=lambda: next(data, -1))
+    return MachineIO(write=sink.write, read_byte=lambda: next(data, -1))
 
 
 def translate_with_cli(source: str, folder: Path, name: str) -> Path:
@@ -265,15 +320,16 @@ def translate_with_cli(source: str, folder: Path, name: str) -> Path:
     return board
 
 
-def time_compiler(grid: Grid) -> tuple[float, bytes]:
+def time_compiler(grid: Grid) -> tuple[float, tuple[int, int]]:
+    """Seconds to compile and run (as `chazz --engine compiler` does), and the output."""
     start = time.perf_counter()
-    out = bytearray()
-    compile_program(build_program(grid)).run(_io(out))
-    return time.perf_counter() - start, bytes(out)
+    sink = Sink()
+    run(grid, _io(sink))
+    return time.perf_counter() - start, (sink.size, sink.crc)
 
 
 def count_steps(grid: Grid) -> int:
-    steps = compile_program(build_program(grid), counted=True).run(_io(bytearray()))
+    steps = compile_program(build_program(grid), counted=True).run(_io(Sink()))
     assert steps is not None
     return steps
 
@@ -282,7 +338,7 @@ def time_interpreter(grid: Grid, steps: int) -> tuple[float, int]:
     """Run the interpreter for at most `steps` steps; return (seconds, steps run)."""
     start = time.perf_counter()
     try:
-        interpret(grid, _io(bytearray()), max_steps=steps)
+        interpret(grid, _io(Sink()), max_steps=steps)
     except StepLimitReached:
         return time.perf_counter() - start, steps
     return time.perf_counter() - start, count_steps(grid)
@@ -296,7 +352,7 @@ def tiny(repeats: int = 300) -> tuple[float, float, float]:
     for engine, tiered in (("compiler", True), ("compiler", False), ("interpreter", True)):
         start = time.perf_counter()
         for _ in range(repeats):
-            run(grid, _io(bytearray(), b"a"), engine=engine, tiered=tiered)  # type: ignore[arg-type]
+            run(grid, _io(Sink(), b"a"), engine=engine, tiered=tiered)  # type: ignore[arg-type]
         results.append((time.perf_counter() - start) / repeats)
     return results[0], results[1], results[2]
 
@@ -317,7 +373,7 @@ def main() -> int:
             board = translate_with_cli(make(args.scale), Path(tmp), name)
             grid = load_program(board)
             seconds, output = time_compiler(grid)
-            if output != expect(args.scale):
+            if output != Sink.of(expect(args.scale)):
                 print(f"{name}: WRONG OUTPUT", file=sys.stderr)
                 return 1
             total = count_steps(grid)

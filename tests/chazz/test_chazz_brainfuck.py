@@ -66,7 +66,7 @@ def test_a_run_becomes_pawns_on_the_set_bits() -> None:
 
 
 def test_a_pawn_left_of_the_cursor_starts_a_new_rank() -> None:
-    assert translate("+.+") == "PR/P w"
+    assert translate("++.+") == "1PR/P w"  # the last pawn (column 0) is left of the cursor
     assert translate(".++") == "RP w"  # column 1 is the cursor: same rank
     assert translate("..++") == "RR/1P w"  # column 1 is left of the cursor (2)
 

@@ -8,7 +8,7 @@ of the cursor starts a new rank, and other pieces wrap at the board width.
 
 A program that moves the pointer gets empty ranks (written as counts, never `//`) up to
 exactly 30000 cells, the most a CHAZZ board may have, so the width is chosen among the
-divisors of 30000.
+divisors of 30000: the one giving the smallest program area (then the shortest text).
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def translate(source: str, *, path: str = "<bf>") -> str:
     side = "w" if pieces[0].letter.isupper() else "b"
     pad = any(p.letter in "Nn" for p in pieces)
     widest_pawn = max((p.column + 1 for p in pieces if p.column is not None), default=1)
-    best: str | None = None
+    best: tuple[int, int, str] | None = None
     for width in _WIDTHS:
         if width < widest_pawn:
             continue
@@ -123,9 +123,12 @@ def translate(source: str, *, path: str = "<bf>") -> str:
         elif len(ranks) * max(column + 1 for rank in ranks for column, _ in rank) > MAX_CELLS:
             continue
         board = "/".join(texts) + " " + side
-        # Of the boards that fit, the shortest text.
-        if best is None or len(board) < len(best):
-            best = board
+        # Of the boards that fit, the one whose program area has the fewest squares (an
+        # interpreter walks every square of a loop body, empty or not), then the shortest.
+        cols = width if pad else max(column + 1 for rank in ranks for column, _ in rank)
+        area = len(ranks) * cols
+        if best is None or (area, len(board)) < best[:2]:
+            best = (area, len(board), board)
     if best is None:
         raise TranslationError(f"{len(pieces)} pieces do not fit on a board of {MAX_CELLS} cells")
-    return best
+    return best[2]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import CodeType
 
 from esochess.chazz.program import Instr, Loop, Node, OpenLoop, Program, StrayClose
@@ -56,6 +56,11 @@ _NOT_FOUND, _OVERFLOW, _UNDERFLOW = range(3)
 _NO_LIMIT = 1 << 200
 _RECURSION_LIMIT = 12 * MAX_LOOP_DEPTH + 1000
 _LOCALS = "mem=mem, out=out, rd=rd"
+# Loop-head analysis (see `_Codegen.loop_head`): only for loops with at most this many
+# loop levels and instructions inside, and this many fixpoint rounds.
+ANALYSED_HEIGHT = 3
+ANALYSED_SIZE = 4000
+ANALYSED_ROUNDS = 4
 
 # What the compiler knows about a cell: ("add", d) an addition not yet written,
 # ("set", v) a value not yet written, ("known", v) memory holds v (mod 2**32),
@@ -82,13 +87,15 @@ class _Block:
 
     `shift` is the machine pointer's offset from `p`; `cells` maps offsets from `p` to
     what is known of them; when `zeros` holds, cells not in `cells` are known to be 0.
-    `steps` are executed steps not yet added to `st`; `text` is constant output not yet
-    appended to `out`.
+    `memory` keeps, for a cell with a pending "set", the value memory is known to hold
+    (so a store of that same value is dropped). `steps` are executed steps not yet added
+    to `st`; `text` is constant output not yet appended to `out`.
     """
 
     shift: int = 0
     cells: dict[int, Cell] = field(default_factory=dict)
     zeros: bool = False
+    memory: dict[int, int] = field(default_factory=dict)
     steps: int = 0
     text: bytearray = field(default_factory=bytearray)
 
@@ -101,16 +108,57 @@ class _Block:
 
     def add(self, offset: int, delta: int) -> None:
         kind, value = self.state(offset)
-        if kind == "dirty":
-            kind, value = "add", 0
-        elif kind == "known":
-            kind = "set"
-        self.cells[offset] = (kind, signed32(value + delta))
+        if kind in ("dirty", "add"):
+            self.cells[offset] = ("add", signed32(value + delta if kind == "add" else delta))
+        else:
+            self.set(offset, value + delta)
 
     def set(self, offset: int, value: int) -> None:
         value = signed32(value)
-        if self.state(offset) != ("known", value):
+        kind, old = self.state(offset)
+        if kind == "known":
+            self.memory[offset] = old
+        elif kind != "set":
+            self.memory.pop(offset, None)
+        if self.memory.get(offset) == value:
+            del self.memory[offset]
+            self.cells[offset] = ("known", value)
+        else:
             self.cells[offset] = ("set", value)
+
+    def overwrite(self, offset: int) -> None:
+        """Memory at `offset` gets an unknown value (input, the buffer)."""
+        self.cells[offset] = _DIRTY
+        self.memory.pop(offset, None)
+
+    def clean(self) -> _Block:
+        """What is known once pending effects are written, with nothing pending: the
+        start state of code that begins here."""
+        cells: dict[int, Cell] = {}
+        for offset, (kind, value) in self.cells.items():
+            # A pending store is as good as done: whoever starts here writes it first.
+            if kind in ("known", "set"):
+                cells[offset] = ("known", value)
+            elif self.zeros:
+                cells[offset] = _DIRTY
+        return _Block(self.shift, cells, self.zeros)
+
+    def same_knowledge(self, other: _Block) -> bool:
+        keys = set(self.cells) | set(other.cells)
+        return self.zeros == other.zeros and all(self.state(o) == other.state(o) for o in keys)
+
+
+def _meet(a: _Block, b: _Block) -> _Block:
+    """What holds in both clean states a and b (at the same `p`)."""
+    zeros = a.zeros and b.zeros
+    cells: dict[int, Cell] = {}
+    for offset in set(a.cells) | set(b.cells):
+        state = a.state(offset)
+        if state == b.state(offset) and state[0] == "known":
+            cells[offset] = state
+        elif zeros:
+            cells[offset] = _DIRTY
+    return _Block(a.shift, cells, zeros)
 
 
 def _contains_output(nodes: tuple[Node, ...]) -> bool:
@@ -120,6 +168,11 @@ def _contains_output(nodes: tuple[Node, ...]) -> bool:
         if isinstance(node, Loop) and _contains_output(node.body):
             return True
     return False
+
+
+def _height(node: Loop) -> int:
+    """Loop levels inside `node` (0 for a loop with no loop in its body)."""
+    return max((1 + _height(n) for n in node.body if isinstance(n, Loop)), default=0)
 
 
 def _pawn(instr: Instr) -> int:
@@ -187,6 +240,7 @@ class _Codegen:
         elif kind == "set":
             self.writer.line(f"{self.cell(offset)} = {value}")
             block.cells[offset] = ("known", value)
+            block.memory.pop(offset, None)
 
     def materialize_all(self, block: _Block) -> None:
         for offset in list(block.cells):
@@ -198,16 +252,12 @@ class _Codegen:
         if delta:
             self.writer.line(f"p = (p + {delta}) % {self.size}")
             block.cells = {(o - delta) % self.size: c for o, c in block.cells.items()}
+            block.memory = {(o - delta) % self.size: v for o, v in block.memory.items()}
             block.shift = base
 
     def raise_error(self, block: _Block, kind: int) -> None:
         self.flush_text(block)
         self.writer.line(f"raise LoopError(ERRORS[{kind}])")
-
-    def forget_all(self, block: _Block, zero_at: int) -> None:
-        """After code that may have changed any cell: only the loop's own cell is known."""
-        block.cells = {zero_at: _ZERO}
-        block.zeros = False
 
     # -- straight-line instructions ------------------------------------------------------
     def instr(self, node: Instr, block: _Block) -> None:
@@ -230,7 +280,7 @@ class _Codegen:
             else:
                 self.writer.line(f"buf = {known}")
         elif piece == "q":
-            block.cells[offset] = _DIRTY
+            block.overwrite(offset)
             self.writer.line(f"{self.cell(offset)} = buf")
         elif piece == "R":
             self.flush_steps(block)
@@ -246,7 +296,7 @@ class _Codegen:
         else:  # "r"
             self.flush_steps(block)
             self.flush_text(block)
-            block.cells[offset] = _DIRTY
+            block.overwrite(offset)
             self.writer.line(f"{self.cell(offset)} = rd()")
 
     # -- structure -------------------------------------------------------------------------
@@ -316,7 +366,7 @@ class _Codegen:
             if node.depth >= MAX_LOOP_DEPTH:
                 self.overflow_check(block)
             else:
-                self.general_loop(node, block)
+                self.while_loop(node, _Block())
             return True
         block.steps += 1
         base = block.shift
@@ -335,15 +385,18 @@ class _Codegen:
             return True
         flat = [n for n in node.body if isinstance(n, Instr)]
         if len(flat) == len(node.body):
-            solved = self.closed_form(node, flat, block)
-            if solved is not None:
-                return solved
+            effects = self.flat_effects(flat)
+            if effects is not None:
+                return self.solve(node, block, effects, node.body_size + 1)
             if self.once_loop(node, flat, block):
                 return True
+        head, folded = self.loop_head(node, block.clean())
+        if folded is not None:
+            return self.solve(node, block, *folded)
         self.materialize_all(block)
         self.flush_text(block)
         self.flush_steps(block, check=False)
-        self.general_loop(node, block)
+        self.general_loop(node, block, head)
         return True
 
     def overflow_check(self, block: _Block) -> None:
@@ -353,62 +406,80 @@ class _Codegen:
         self.raise_error(block, _OVERFLOW)
         self.writer.indent -= 1
 
-    def general_loop(self, node: Loop, block: _Block) -> None:
-        """A `while` (moved to its own function when nested too deep)."""
-        outer = self.writer
-        if outer.indent > MAX_NEST:
-            name = f"_f{len(self.functions)}"
-            outer.line(f"p, buf, st = {name}(p, buf, st)")
-            self.writer = _Writer()
-            self.functions.append(self.writer)
-            self.writer.lines.append(f"def {name}(p, buf, st, {_LOCALS}):")
-            self.while_loop(node, block.shift)
-            self.writer.line("return p, buf, st")
-            self.writer = outer
-        else:
-            self.while_loop(node, block.shift)
-        self.forget_all(block, block.shift)
-
-    def while_loop(self, node: Loop, base: int) -> None:
-        w = self.writer
-        w.line(f"while {self.cell(base)} & {MASK32}:")
-        head = len(w.lines)
-        w.indent += 1
-        inner = _Block(shift=base)
-        if self.sequence(node.body, inner):
-            if self.traced:
-                self.trace_head(node.close)
-            else:
-                inner.steps += 1
-                self.materialize_all(inner)
-                self.flush_text(inner)
-                # The `b` tests the cell under the pointer: bring it back to `base`.
-                self.move_pointer(inner, base)
-                # Back-edge: keeps an endless loop stoppable by the step limit.
-                self.flush_steps(inner)
-            if _contains_output(node.body):
-                w.line(f"if len(out) >= {FLUSH_AT}: fl()")
-        if len(w.lines) == head:
-            w.line("pass")  # a body that changes nothing: the reference spins here too
-        w.indent -= 1
-
-    def closed_form(self, node: Loop, body: list[Instr], block: _Block) -> bool | None:
-        """Solve a loop that only adds to and sets cells with a net pointer move of 0.
-
-        Returns None if the loop is not of that kind, else whether code after it is
-        reachable (a loop that never ends is not left).
-        """
+    def flat_effects(self, body: list[Instr]) -> dict[int, Cell] | None:
+        """The per-turn effects of a flat body of adds and sets with no net pointer move."""
         if any(n.piece not in "PpNnKk" for n in body):
             return None
         sim = _Block()
         for instr in body:
             self.instr(instr, sim)
-        kind, step = sim.state(0)
-        if sim.shift or kind != "add" or step % (1 << 32) == 0:
-            return None
+        return None if sim.shift else sim.cells
+
+    def speculate(self, node: Loop, head: _Block) -> tuple[_Block, bool, bool]:
+        """Generate the body once from `head`, throwing the code away.
+
+        Returns the state at the `b` (nothing written yet), whether the body made no
+        code at all, and whether its end is reachable.
+        """
+        saved_writer, saved_functions = self.writer, len(self.functions)
+        self.writer = _Writer(indent=saved_writer.indent + 1)
+        inner = replace(head, cells=dict(head.cells), memory={}, steps=0, text=bytearray())
+        reachable = self.sequence(node.body, inner)
+        code_free = not self.writer.lines and not inner.text
+        self.writer = saved_writer
+        del self.functions[saved_functions:]
+        return inner, code_free, reachable
+
+    def loop_head(
+        self, node: Loop, entry: _Block
+    ) -> tuple[_Block, tuple[dict[int, Cell], int] | None]:
+        """What is known at every test of the loop (a small fixpoint), and, when the body
+        then folds completely into per-turn effects, those effects and steps per turn.
+
+        Only loops with little below them are analysed: each level multiplies the work.
+        """
+        unknown = _Block(entry.shift)
+        if _height(node) > ANALYSED_HEIGHT or node.body_size > ANALYSED_SIZE:
+            return unknown, None
+        head = entry
+        for _ in range(ANALYSED_ROUNDS):
+            inner, code_free, reachable = self.speculate(node, head)
+            if not reachable or inner.shift != head.shift:
+                return unknown, None
+            back = replace(inner, cells=dict(inner.cells), memory=dict(inner.memory))
+            for offset, (kind, value) in list(back.cells.items()):
+                if kind == "set":
+                    back.cells[offset] = ("known", value)
+                elif kind == "add":
+                    back.cells[offset] = _DIRTY
+            new_head = _meet(head, back)
+            if new_head.same_knowledge(head):
+                folded = None
+                if code_free:
+                    # Offsets from the loop's own cell, as `solve` takes them.
+                    effects = {
+                        (o - head.shift) % self.size: c
+                        for o, c in inner.cells.items()
+                        if c[0] in ("add", "set")
+                    }
+                    folded = (effects, inner.steps + 1)
+                return head, folded
+            head = new_head
+        return unknown, None
+
+    def solve(self, node: Loop, block: _Block, effects: dict[int, Cell], turn: int) -> bool:
+        """Emit a loop whose every turn applies `effects` (offsets from the counter) and
+        executes `turn` steps, in closed form. Returns whether code after it is reachable.
+
+        The counter must have an "add" effect; other cells "add" or "set".
+        """
+        kind, step = effects.get(0, _DIRTY)
+        if kind != "add" or step % (1 << 32) == 0:
+            if kind == "set" and step == 0:
+                return self.solve_once(block, effects, turn)
+            return self.spin_if_entered(node, block, effects, turn)
         base = block.shift
-        turn = node.body_size + 1  # steps per turn: the body and the `b`
-        targets = [(o, c) for o, c in sim.cells.items() if o != 0]
+        targets = [(o, c) for o, c in effects.items() if o != 0]
         known = block.value(base)
         if known is not None:
             turns = _iterations(known, step)
@@ -417,14 +488,14 @@ class _Codegen:
                 return False
             block.steps += turns * turn
             for offset, (ekind, value) in targets:
+                target = (base + offset) % self.size
                 if ekind == "set":
-                    block.set(base + offset, value)
+                    block.set(target, value)
                 else:
-                    block.add(base + offset, turns * value)
+                    block.add(target, turns * value)
             block.set(base, 0)
             return True
-        odd = step & 1
-        if odd and not targets and not self.counted:
+        if step & 1 and not targets and not self.counted:
             block.set(base, 0)  # a clear loop: it always ends, at 0
             return True
         w = self.writer
@@ -465,9 +536,103 @@ class _Codegen:
         w.line(f"{self.cell(base)} = 0")
         w.indent -= 1
         for offset, _ in targets:
-            block.cells[(base + offset) % self.size] = _DIRTY
+            block.overwrite((base + offset) % self.size)
+        block.cells[base] = _ZERO
+        block.memory.pop(base, None)
+        return True
+
+    def solve_once(self, block: _Block, effects: dict[int, Cell], turn: int) -> bool:
+        """Per-turn effects that leave the counter at 0: the body runs at most once."""
+        base = block.shift
+        if block.value(base) is not None:  # known non-zero: exactly once, right here
+            for offset, (kind, value) in effects.items():
+                target = (base + offset) % self.size
+                if kind == "set":
+                    block.set(target, value)
+                else:
+                    block.add(target, value)
+            block.steps += turn
+            return True
+        w = self.writer
+        self.flush_text(block)
+        self.flush_steps(block, check=False)
+        self.materialize_all(block)
+        w.line(f"if {self.cell(base)} & {MASK32}:")
+        w.indent += 1
+        if self.counted:
+            w.line(f"st += {turn}")
+        for offset, (kind, value) in effects.items():
+            cell = self.cell(base + offset)
+            w.line(f"{cell} = {value}" if kind == "set" else f"{cell} += {value}")
+        w.indent -= 1
+        for offset in effects:
+            block.overwrite((base + offset) % self.size)
         block.cells[base] = _ZERO
         return True
+
+    def spin_if_entered(
+        self, node: Loop, block: _Block, effects: dict[int, Cell], turn: int
+    ) -> bool:
+        """Per-turn effects that never change the counter, or set it non-zero: the loop
+        never ends once entered."""
+        base = block.shift
+        if block.value(base) is not None:
+            self.spin(block)
+            return False
+        self.flush_text(block)
+        self.flush_steps(block, check=False)
+        self.materialize(block, base)
+        self.writer.line(f"if {self.cell(base)} & {MASK32}:")
+        self.writer.indent += 1
+        self.spin(block)
+        self.writer.indent -= 1
+        block.cells[base] = _ZERO
+        return True
+
+    def general_loop(self, node: Loop, block: _Block, head: _Block) -> None:
+        """A `while` (moved to its own function when nested too deep). Afterwards, what
+        held at every test still holds, and the loop's cell is 0."""
+        outer = self.writer
+        if outer.indent > MAX_NEST:
+            name = f"_f{len(self.functions)}"
+            outer.line(f"p, buf, st = {name}(p, buf, st)")
+            self.writer = _Writer()
+            self.functions.append(self.writer)
+            self.writer.lines.append(f"def {name}(p, buf, st, {_LOCALS}):")
+            self.while_loop(node, head)
+            self.writer.line("return p, buf, st")
+            self.writer = outer
+        else:
+            self.while_loop(node, head)
+        after = head.clean()
+        block.cells = after.cells
+        block.zeros = after.zeros
+        block.memory = {}
+        block.cells[block.shift] = _ZERO
+
+    def while_loop(self, node: Loop, head: _Block) -> None:
+        base = head.shift
+        w = self.writer
+        w.line(f"while {self.cell(base)} & {MASK32}:")
+        start = len(w.lines)
+        w.indent += 1
+        inner = replace(head, cells=dict(head.cells), memory={}, steps=0, text=bytearray())
+        if self.sequence(node.body, inner):
+            if self.traced:
+                self.trace_head(node.close)
+            else:
+                inner.steps += 1
+                self.materialize_all(inner)
+                self.flush_text(inner)
+                # The `b` tests the cell under the pointer: bring it back to `base`.
+                self.move_pointer(inner, base)
+                # Back-edge: keeps an endless loop stoppable by the step limit.
+                self.flush_steps(inner)
+            if _contains_output(node.body):
+                w.line(f"if len(out) >= {FLUSH_AT}: fl()")
+        if len(w.lines) == start:
+            w.line("pass")  # a body that changes nothing: the reference spins here too
+        w.indent -= 1
 
     def spin(self, block: _Block) -> None:
         """A loop that never ends: the step limit stops it, or it spins like the
@@ -501,7 +666,7 @@ class _Codegen:
         self.flush_steps(block, check=False)
         outer.line(f"if {self.cell(base)} & {MASK32}:")
         outer.indent += 1
-        inner = _Block(shift=base, cells=dict(block.cells), zeros=block.zeros)
+        inner = block.clean()
         for instr in body:
             self.instr(instr, inner)
         inner.steps += 1  # the `b`, which finds 0 and falls through
@@ -510,7 +675,7 @@ class _Codegen:
         self.flush_steps(inner, check=False)
         outer.indent -= 1
         for offset in inner.cells:
-            block.cells[offset] = _DIRTY
+            block.overwrite(offset)
         block.cells[base] = _ZERO
         return True
 
