@@ -62,7 +62,8 @@ def test_decision_limit_counts_as_no_result() -> None:
 def test_runtime_error_names_the_seed(tmp_path: Path) -> None:
     prog = tmp_path / "boom.gmb"
     prog.write_text(
-        "main() {\n    x = Player[1] choose [1, 0]\n    print(10 / x)\n    Player[1] wins\n}\n"
+        "main() {\n    x = Player[1] choose [1, 0]\n    y = 10 / x\n    print(y)\n"
+        "    Player[1] wins\n}\n"
     )
     r = gambit("playout", str(prog), "-n", "20", "--seed", "3")
     assert r.exit_code == 1

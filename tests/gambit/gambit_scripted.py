@@ -46,8 +46,13 @@ class ScriptMachine:
         self.history = list(history)
         self.decisions_made = len(history)
         self.forks = 0
+        self.pause_at_commit = False
 
     def run_until_decision(self) -> Decision | Result | Illegal:
+        return self.script(tuple(self.history))
+
+    def run_until_pause(self) -> Decision | Result | Illegal:
+        """Scripts mark commits with Decision.new_turn, so they never pause."""
         return self.script(tuple(self.history))
 
     def choose(self, key: Any) -> None:

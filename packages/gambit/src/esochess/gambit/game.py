@@ -16,14 +16,20 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from esochess.gambit import machine as _machine_module
-from esochess.gambit.machine import Decision, GambitRuntimeError, Illegal, Machine, Result
+from esochess.gambit.machine import (
+    Committed,
+    Decision,
+    GambitRuntimeError,
+    Illegal,
+    Machine,
+    Result,
+)
 
 Key = int | tuple[int, ...]
 """An option key: a 1-based option index, or a sorted index tuple for `choose[K]`."""
 
-Outcome = Decision | Result | Illegal
-"""What `Machine.run_until_decision` returns."""
+Outcome = Decision | Result | Illegal | Committed
+"""What `Machine.run_until_pause` returns (no `Committed` from `run_until_decision`)."""
 
 
 @dataclass
@@ -53,35 +59,25 @@ def key_text(key: Key) -> str:
     return str(key)
 
 
-# A machine that can pause right after `commit` (§10.3) lets look-ahead stop there instead of
-# running on to the next decision; older machines simply never return this outcome.
-_COMMITTED: type | None = getattr(_machine_module, "Committed", None)
-
-
-def is_committed(outcome: object) -> bool:
-    """True for the outcome of a machine paused right after a `commit`."""
-    return _COMMITTED is not None and isinstance(outcome, _COMMITTED)
-
-
 def pausing_fork(machine: Machine) -> Machine:
-    """A fork that pauses at `commit` when the machine supports it (look-ahead only)."""
+    """A fork for look-ahead: it pauses right after a `commit`, where the turn ends (§10.3),
+    instead of running on to the next decision."""
     f = machine.fork()
-    if _COMMITTED is not None:
-        setattr(f, "pause_at_commit", True)  # noqa: B010 - optional machine feature
+    f.pause_at_commit = True
     return f
 
 
-def advance(machine: Machine, outcome: Outcome) -> Outcome:
-    """Run past commit pauses to the next real outcome (decision, result or illegal)."""
-    while is_committed(outcome):
-        outcome = machine.run_until_decision()
+def advance(machine: Machine, outcome: Outcome) -> Decision | Result | Illegal:
+    """Run past a commit pause to the next real outcome (decision, result or illegal)."""
+    if isinstance(outcome, Committed):
+        return machine.run_until_decision()
     return outcome
 
 
 def ends_turn(outcome: Outcome, seat: int) -> bool | None:
     """Whether `outcome` ends the turn of `seat` (True), is illegal (False), or is a
     further decision of the same turn (None) (§10.3)."""
-    if isinstance(outcome, Result) or is_committed(outcome):
+    if isinstance(outcome, (Result, Committed)):
         return True
     if isinstance(outcome, Illegal):
         # An empty choose of another turn is that turn's problem, not this one's.
@@ -100,7 +96,7 @@ def _completes(machine: Machine, outcome: Outcome, seat: int) -> bool:
     for key in candidates(outcome):
         f = pausing_fork(machine)
         f.choose(key)
-        if _completes(f, f.run_until_decision(), seat):
+        if _completes(f, f.run_until_pause(), seat):
             return True
     return False
 
@@ -124,7 +120,7 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
         f = pausing_fork(machine)
         f.choose(key)
         try:
-            out = f.run_until_decision()
+            out = f.run_until_pause()
             legal = ends_turn(out, decision.seat)
             if legal is None:
                 assert isinstance(out, Decision)
@@ -145,20 +141,25 @@ def random_legal_option(machine: Machine, decision: Decision, rng: random.Random
     """
     keys = candidates(decision)
     while keys:
-        key = keys.pop(rng.randrange(len(keys)))
-        f = pausing_fork(machine)
-        f.choose(key)
-        try:
-            out = f.run_until_decision()
-            legal = ends_turn(out, decision.seat)
-            if legal is None:
-                assert isinstance(out, Decision)
-                legal = _completes(f, out, decision.seat)
-        except GambitRuntimeError as err:
-            raise exploring_error(err, decision, key) from None
-        if legal:
-            return LegalOption(key, f, out)
+        option = try_option(machine, decision, keys.pop(rng.randrange(len(keys))))
+        if option is not None:
+            return option
     return None
+
+
+def try_option(machine: Machine, decision: Decision, key: Key) -> LegalOption | None:
+    """Explore one option on a fork: the LegalOption when it is legal, else None."""
+    f = pausing_fork(machine)
+    f.choose(key)
+    try:
+        out = f.run_until_pause()
+        legal = ends_turn(out, decision.seat)
+        if legal is None:
+            assert isinstance(out, Decision)
+            legal = _completes(f, out, decision.seat)
+    except GambitRuntimeError as err:
+        raise exploring_error(err, decision, key) from None
+    return LegalOption(key, f, out) if legal else None
 
 
 def listed_indices(decision: Decision, legal: Sequence[LegalOption]) -> list[int]:

@@ -18,7 +18,6 @@ from esochess.fen import source_line_at, write_atomic
 from esochess.gambit.game import (
     Key,
     LegalOption,
-    Outcome,
     advance,
     decision_header,
     echo_line,
@@ -164,7 +163,9 @@ def no_legal_move(program: Program, seat: int, line: int, col: int) -> GambitRun
     return runtime_error(program, line, col, f"no legal move for Player {seat} (choose at line {line})")
 
 
-def settle(program: Program, machine: Machine, outcome: Outcome) -> Decision | Result:
+def settle(
+    program: Program, machine: Machine, outcome: Decision | Result | Illegal
+) -> Decision | Result:
     """Turn an `Illegal` of the real execution into the run-time error it stands for."""
     if not isinstance(outcome, Illegal):
         return outcome
