@@ -23,7 +23,7 @@ def client() -> Iterator[object]:
     # Threads in this process: fast to start, and enough to exercise submit/merge/cancel.
     # The end-to-end test (tests/e2e/test_cql_scale_dask.py) uses worker processes.
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     ) as cluster, dist.connect(cluster.scheduler_address) as connected:
         yield connected
 

@@ -33,7 +33,7 @@ QUERIES = {
 def scheduler() -> Iterator[str]:
     """The address of a local cluster of 2 single-threaded worker processes."""
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster:
         yield cluster.scheduler_address
 

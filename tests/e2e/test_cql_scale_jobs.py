@@ -81,7 +81,10 @@ def plain_run(tmp: Path, games: Path) -> Result:
 def test_output_stdout_and_exit_code_identical_for_jobs_1_2_3(
     tmp_path: Path, games: Path, name: str
 ) -> None:
-    results = [run(tmp_path, QUERIES[name], "--jobs", str(j), str(games)) for j in (1, 2, 3)]
+    jobs = (1, 2, 3) if name == "messages" else (1, 3)
+    results = [run(tmp_path, QUERIES[name], "--jobs", str(j), str(games)) for j in jobs]
+    if name == "messages":
+        _PLAIN["messages"] = results[0]
     first = results[0]
     assert first.code == 1  # the broken game 300
     assert "games.pgn:" in first.err and "game 280: error: illegal san: 'Ke3'" in first.err
@@ -106,8 +109,8 @@ def test_limit_is_the_first_matches_in_game_order_for_every_jobs(
 
 def test_persistent_variables_force_one_process_with_a_note(tmp_path: Path, games: Path) -> None:
     query = "cql(quiet) if move capture . then persistent Captures += 1  false"
-    one = run(tmp_path, query, "--jobs", "1", "--gamenumber", "1-270", str(games))
-    many = run(tmp_path, query, "--jobs", "3", "--gamenumber", "1-270", str(games))
+    one = run(tmp_path, query, "--jobs", "1", "--gamenumber", "1-100", str(games))
+    many = run(tmp_path, query, "--jobs", "3", "--gamenumber", "1-100", str(games))
     assert one.out == many.out and one.out.startswith("Captures: ")
     assert "cql: note: running in a single process (persistent variables)" in many.err
     assert "note" not in one.err
@@ -147,7 +150,7 @@ def test_missing_input_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_progress_line_on_a_terminal_is_erased_at_the_end(tmp_path: Path, games: Path) -> None:
-    (tmp_path / "q.cql").write_text("cql() mate\n")
+    (tmp_path / "q.cql").write_text(QUERIES["messages"] + "\n")
     main_fd, child_fd = pty.openpty()
     proc = subprocess.Popen(
         [CQL, "-o", "p.pgn", "--jobs", "1", "--progress", "q.cql", str(games)],
@@ -170,7 +173,7 @@ def test_progress_line_on_a_terminal_is_erased_at_the_end(tmp_path: Path, games:
     assert "\r[" in text and "games/s" in text and "matched" in text
     assert text.rstrip(" \r\n").endswith("(game skipped)") or text.endswith("\r")
     assert b"300 games read" in stdout
-    assert (tmp_path / "p.pgn").read_bytes() == run(tmp_path, "cql() mate", str(games)).pgn
+    assert (tmp_path / "p.pgn").read_bytes() == plain_run(tmp_path, games).pgn
 
 
 def test_ctrl_c_with_a_pool_exits_130_without_traceback_or_leftovers(
