@@ -2,8 +2,9 @@
 
 Runs, in one process run on the same machine:
 
-* `gambit playout examples/gambit/tic-tac-toe.gmb -n N` and the same for Connect Four
-  (the real console script; its own `playouts/s` line, which excludes start-up);
+* the engine of `gambit playout examples/gambit/tic-tac-toe.gmb -n N --seed 0` (session.playout,
+  called in this process so that start-up is excluded and CPU time can be measured), and the
+  same for Connect Four;
 * a hand-written pure-Python random playout of the same two games (the baseline);
 * the time `mcts:1000` takes to choose the first move of each game.
 
@@ -16,11 +17,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import shutil
-import subprocess
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "gambit"
@@ -69,68 +69,75 @@ def c4_playout(rng: random.Random) -> int:
     return 0
 
 
-def baseline_rate(playout: object, games: int) -> float:
-    """Hand-written playouts per second."""
+def baseline_rate(playout: Callable[[random.Random], int], games: int) -> tuple[float, float]:
+    """Hand-written playouts per second: (wall clock, CPU time)."""
     rng = random.Random(0)
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     for _ in range(games):
-        playout(rng)  # type: ignore[operator]
-    return games / (time.perf_counter() - start)
+        playout(rng)
+    return games / (time.perf_counter() - wall), games / (time.process_time() - cpu)
 
 
-def gambit_rate(game: Path, games: int) -> float:
-    """Playouts per second as reported by `gambit playout`."""
-    exe = shutil.which("gambit") or str(Path(sys.executable).parent / "gambit")
-    out = subprocess.run(
-        [exe, "playout", str(game), "-n", str(games)],
-        capture_output=True, text=True, check=True,
-    ).stdout
-    for line in out.splitlines():
-        if line.startswith("playouts/s:"):
-            return float(line.split(":", 1)[1])
-    raise SystemExit(f"no playouts/s line in:\n{out}")
-
-
-def mcts_first_move_seconds(game: Path, iterations: int) -> float:
-    """Seconds `mcts:N` needs to choose the first move of a game (seed 0)."""
-    from esochess.gambit.game import legal_options
+def compile_game(game: Path) -> Any:
+    """The checked program of an example game."""
     from esochess.gambit.interpreter import compile_source
-    from esochess.gambit.machine import Decision, Machine
-    from esochess.gambit.players import MctsPlayer, seat_rng
 
     program, errors = compile_source(game.read_text(encoding="utf-8"), str(game))
     if program is None:
         raise SystemExit(f"{game} does not compile: {errors[0].message}")
-    m = Machine(program, seed=0, players=2)
+    return program
+
+
+def gambit_rate(game: Path, games: int) -> tuple[float, float]:
+    """`gambit playout GAME -n N` (its engine, in this process): (wall, CPU) playouts/s."""
+    from esochess.gambit.session import playout
+
+    program = compile_game(game)
+    wall, cpu = time.perf_counter(), time.process_time()
+    stats, report = playout(program, games, 0, program.players_range[0])
+    if report.exit_code != 0:
+        raise SystemExit(report.message)
+    return games / (time.perf_counter() - wall), games / (time.process_time() - cpu)
+
+
+def mcts_first_move_seconds(game: Path, iterations: int) -> tuple[float, float]:
+    """(wall, CPU) seconds `mcts:N` needs to choose the first move of a game (seed 0)."""
+    from esochess.gambit.game import legal_options
+    from esochess.gambit.machine import Decision, Machine
+    from esochess.gambit.players import MctsPlayer, seat_rng
+
+    m = Machine(compile_game(game), seed=0, players=2)
     d = m.run_until_decision()
     assert isinstance(d, Decision)
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     legal = legal_options(m, d)
     MctsPlayer(seat_rng(0, d.seat), iterations).decide(m, d, legal)
-    return time.perf_counter() - start
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def main() -> None:
     """Measure and print the figures."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--games", type=int, default=200, help="gambit playouts per game (default 200)")
     ap.add_argument("--mcts", type=int, default=1000, help="MCTS iterations (default 1000)")
     args = ap.parse_args()
-    print(f"Gambit playouts vs hand-written Python, {args.games} random games each")
+    print(f"Gambit random playouts vs hand-written Python ({args.games} Gambit games each);")
+    print("rates as wall clock / CPU time of this process (the machine may be shared)")
     for title, file, base in (
         ("tic-tac-toe", "tic-tac-toe.gmb", ttt_playout),
         ("Connect Four", "connect-four.gmb", c4_playout),
     ):
         # The baseline is ~1000x faster: time enough games to get past timer noise.
-        base_rate = baseline_rate(base, max(args.games, 20_000))
-        rate = gambit_rate(EXAMPLES / file, args.games)
+        base_wall, base_cpu = baseline_rate(base, max(args.games, 20_000))
+        wall, cpu = gambit_rate(EXAMPLES / file, args.games)
         print(
-            f"{title:13} gambit playout {rate:9.1f}/s   hand-written {base_rate:9.1f}/s   "
-            f"slowdown {base_rate / rate:5.1f}x"
+            f"{title:13} gambit playout {wall:7.1f} / {cpu:7.1f} per s   "
+            f"hand-written {base_wall:8.0f} / {base_cpu:8.0f} per s   "
+            f"slowdown {base_wall / wall:6.1f}x / {base_cpu / cpu:6.1f}x"
         )
     for title, file in (("tic-tac-toe", "tic-tac-toe.gmb"), ("Connect Four", "connect-four.gmb")):
-        secs = mcts_first_move_seconds(EXAMPLES / file, args.mcts)
-        print(f"{title:13} mcts:{args.mcts} first move {secs:6.2f} s")
+        wall, cpu = mcts_first_move_seconds(EXAMPLES / file, args.mcts)
+        print(f"{title:13} mcts:{args.mcts} first move {wall:6.2f} s wall / {cpu:6.2f} s CPU")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ GAMES = [
     Game("card-attack", 2, 2),
 ]
 IDS = [g.name for g in GAMES]
+BIG_GAMES = {"connect-four", "checkers", "minichess", "card-attack"}
 
 
 def gambit(*args: str, input: str | None = None) -> Result:
@@ -139,8 +140,14 @@ def test_war_needs_no_decisions_and_depends_on_the_seed_only() -> None:
     assert "[Player" not in a.stdout
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("game", GAMES, ids=IDS)
+# The board and card games take tens of seconds each with mcts:50: slow (make test-all).
+MCTS_GAMES = [
+    pytest.param(g, id=g.name, marks=[pytest.mark.slow] if g.name in BIG_GAMES else [])
+    for g in GAMES
+]
+
+
+@pytest.mark.parametrize("game", MCTS_GAMES)
 def test_every_game_completes_with_mcts(game: Game) -> None:
     # §17 check 37, last item: every example completes a game with mcts:50, seed 1.
     r = gambit(
