@@ -104,7 +104,7 @@ def open_binary(path: str) -> tuple[IO[bytes], IO[bytes]]:
     if path == STDIN:
         return sys.stdin.buffer, sys.stdin.buffer
     try:
-        raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller via the pair
+        raw: IO[bytes] = open(path, "rb")  # closed by whoever holds the pair
     except OSError as exc:
         raise InputError(path, exc.strerror or str(exc)) from None
     lower = path.lower()
@@ -116,13 +116,13 @@ def open_binary(path: str) -> tuple[IO[bytes], IO[bytes]]:
     elif lower.endswith(".xz"):
         stream = lzma.LZMAFile(raw, mode="rb")
     elif lower.endswith(".zst"):
-        stream = _open_zstd(path, raw)
+        stream = _open_zstd(raw)
     else:
         stream = raw
     return stream, raw
 
 
-def _open_zstd(path: str, raw: IO[bytes]) -> IO[bytes]:
+def _open_zstd(raw: IO[bytes]) -> IO[bytes]:
     import zstandard
 
     # read_across_frames: lichess dumps and `zstd -T0` output can hold several frames.
