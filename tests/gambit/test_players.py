@@ -139,3 +139,25 @@ def test_make_controller_kinds() -> None:
     assert make_controller(PlayerSpec("mcts", 20), 1, 2, None).name == "mcts:20"
     with pytest.raises(ValueError):
         make_controller(PlayerSpec("human"), 1, 1, None)
+
+
+def test_mcts_error_in_a_simulation_names_the_option_explored() -> None:
+    # §13.2: a run-time error met during AI search gets the "while exploring" line.
+    from esochess.gambit.machine import GambitRuntimeError
+
+    class Boom(ScriptMachine):
+        def run_until_decision(self):  # type: ignore[no-untyped-def]
+            if len(self.history) == 2 and self.history[1] == 2:
+                raise GambitRuntimeError("p.gmb", 3, 9, "division by zero", severity="runtime error")
+            return super().run_until_decision()
+
+        def fork(self) -> ScriptMachine:
+            return Boom(self.script, self.seats, tuple(self.history))
+
+    m = Boom(nim(9))
+    d = m.run_until_decision()
+    legal = [o for o in legal_options(m, d)]  # type: ignore[arg-type]
+    with pytest.raises(GambitRuntimeError) as info:
+        MctsPlayer(seat_rng(1, 1), iterations=200).decide(m, d, legal)  # type: ignore[arg-type]
+    assert info.value.trace_lines[-1].startswith("  while exploring option ")
+    assert info.value.trace_lines[-1].endswith("of the choice at p.gmb:1:1")

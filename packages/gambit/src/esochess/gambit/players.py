@@ -20,12 +20,13 @@ from esochess.gambit.game import (
     Outcome,
     advance,
     decision_header,
+    exploring_error,
     legal_options,
     option_lines,
     parse_key,
     random_legal_option,
 )
-from esochess.gambit.machine import Decision, Machine, Result
+from esochess.gambit.machine import Decision, GambitRuntimeError, Machine, Result
 
 DEFAULT_MCTS_ITERATIONS = 1000
 SIMULATION_DECISION_LIMIT = 10_000
@@ -173,7 +174,14 @@ class MctsPlayer:
         root = _Node(decision)
         root.set_keys([o.key for o in legal], seats)
         for _ in range(self.iterations):
-            self._iterate(machine, decision, root, seats)
+            path: list[tuple[_Node, Key]] = []
+            try:
+                self._iterate(machine, decision, root, seats, path)
+            except GambitRuntimeError as err:
+                # §13.2: an error met in an AI simulation names the option being explored.
+                if any("while exploring option" in line for line in err.trace_lines):
+                    raise
+                raise exploring_error(err, decision, path[0][1] if path else legal[0].key) from None
         assert root.keys
         best_key = root.keys[0]
         best = -1
@@ -182,13 +190,20 @@ class MctsPlayer:
                 best, best_key = root.visits[k], k
         return best_key
 
-    def _iterate(self, machine: Machine, decision: Decision, root: _Node, seats: int) -> None:
+    def _iterate(
+        self,
+        machine: Machine,
+        decision: Decision,
+        root: _Node,
+        seats: int,
+        path: list[tuple[_Node, Key]],
+    ) -> None:
+        """One iteration; `path` collects the (node, option) edges it takes."""
         r = self.rng
         f = machine.fork()
         f.reseed(r.getrandbits(64))
         node = root
         out: Outcome = decision
-        path: list[tuple[_Node, Key]] = []
         while True:
             if node.keys is None:
                 assert isinstance(out, Decision)
