@@ -115,3 +115,29 @@ def test_commit_ends_look_ahead(tmp_path: Path) -> None:
 def test_seats_outside_the_declared_range_is_a_usage_error() -> None:
     r = CliRunner().invoke(main, ["moves", TTT, "--seats", "3"])
     assert r.exit_code == 2
+
+
+CHOOSE_K = """players 1
+main() {
+    p = Player[1]
+    pair = p choose[2] ("Two") ["a", "b", "c"]
+    if pair == ["a", "c"]: illegal
+    one = p choose[1] ("One") ["x", "y"]
+    print(pair, one)
+    p wins
+}
+"""
+
+
+def test_choose_k_lists_options_of_legal_combinations(tmp_path: Path) -> None:
+    prog = write(tmp_path, CHOOSE_K)
+    r = gambit("moves", prog)
+    assert r.stdout.splitlines() == ["[Player 1] Two (choose 2)", "  1) a", "  2) b", "  3) c"]
+    assert gambit("moves", prog, "--after", "1+3").exit_code == 5
+    r = gambit("moves", prog, "--after", "3+2")
+    assert r.stdout.splitlines() == ["[Player 1] One (choose 1)", "  1) x", "  2) y"]
+    assert gambit("moves", prog, "--after", "2+3,2").stdout == "Player 1 wins\n"
+    r = CliRunner().invoke(main, ["run", prog, "--input", "-"], input="1 3\n3,2\n2\n")
+    assert r.exit_code == 0, r.stderr
+    assert "Please enter one of the listed numbers." in r.stdout
+    assert r.stdout.splitlines()[-2:] == ['["b", "c"] ["y"]', "Player 1 wins"]

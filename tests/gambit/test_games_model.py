@@ -15,6 +15,8 @@ from esochess.gambit.game import (
 )
 from esochess.gambit.machine import Illegal, Result
 from gambit_scripted import ScriptMachine, committed, decision, nim, two_step
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _keys(machine: ScriptMachine) -> list[object]:
@@ -126,3 +128,20 @@ def test_settle_names_the_player_without_a_legal_move() -> None:
         settle(prog, m, Illegal(2, 5, seat=2))  # type: ignore[arg-type]
     with pytest.raises(GambitRuntimeError, match="'illegal' outside of a turn"):
         settle(prog, m, Illegal(2, 5))  # type: ignore[arg-type]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    picks=st.lists(st.integers(min_value=1, max_value=30), min_size=1, max_size=5, unique=True),
+    seps=st.lists(st.sampled_from([" ", ",", ", ", "  ", " ,"]), min_size=5, max_size=5),
+    data=st.data(),
+)
+def test_any_order_and_separator_of_k_indices_parses_to_the_sorted_key(
+    picks: list[int], seps: list[str], data: st.DataObject
+) -> None:
+    order = data.draw(st.permutations(picks))
+    text = " " + "".join(str(n) + seps[i] for i, n in enumerate(order)).rstrip(" ,") + " "
+    d = decision(1, tuple(range(1, 31)), k=len(picks))
+    assert parse_key(text, d) == tuple(sorted(picks))
+    if len(picks) > 1:
+        assert parse_after("+".join(map(str, order))) == [tuple(sorted(picks))]

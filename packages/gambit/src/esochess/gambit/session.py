@@ -419,6 +419,8 @@ def pending_moves(program: Program, seed: int, seats: int, after: Sequence[Key])
             legal = legal_options(m, outcome)
             if not legal:
                 raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
+            if outcome.k is not None and isinstance(key, int):
+                key = (key,)  # `--after 3` answers a choose[1] decision too
             match = [o for o in legal if o.key == key]
             if not match:
                 raise ReplayDiverged(
