@@ -61,6 +61,13 @@ _LOCALS = "mem=mem, out=out, rd=rd"
 ANALYSED_HEIGHT = 3
 ANALYSED_SIZE = 4000
 ANALYSED_ROUNDS = 4
+# Full unrolling (see `_Codegen.unroll`): at most this many turns and generated lines per
+# loop, this many compile-time instructions per attempt, and attempts only while the
+# compilation has simulated fewer instructions than UNROLL_WORK.
+UNROLL_TURNS = 256
+UNROLL_LINES = 500
+UNROLL_ATTEMPT_WORK = 10_000
+UNROLL_WORK = 100_000
 
 # What the compiler knows about a cell: ("add", d) an addition not yet written,
 # ("set", v) a value not yet written, ("known", v) memory holds v (mod 2**32),
@@ -170,6 +177,10 @@ def _contains_output(nodes: tuple[Node, ...]) -> bool:
     return False
 
 
+class _GiveUp(Exception):
+    """An unrolling trial ran out of its compile-time work budget."""
+
+
 def _height(node: Loop) -> int:
     """Loop levels inside `node` (0 for a loop with no loop in its body)."""
     return max((1 + _height(n) for n in node.body if isinstance(n, Loop)), default=0)
@@ -204,6 +215,10 @@ class _Codegen:
         self.traced = traced
         self.functions: list[_Writer] = []
         self.writer = _Writer()
+        # Instructions simulated so far, and the point at which the current unrolling
+        # attempt gives up (no attempt: never).
+        self.work_done = 0
+        self.deadline = _NO_LIMIT
 
     # -- helpers ---------------------------------------------------------------------
     def idx(self, offset: int) -> str:
@@ -262,6 +277,9 @@ class _Codegen:
     # -- straight-line instructions ------------------------------------------------------
     def instr(self, node: Instr, block: _Block) -> None:
         piece = node.piece
+        self.work_done += 1
+        if self.work_done > self.deadline:
+            raise _GiveUp
         block.steps += 1
         offset = block.shift
         if piece in "Pp":
@@ -393,6 +411,8 @@ class _Codegen:
         head, folded = self.loop_head(node, block.clean())
         if folded is not None:
             return self.solve(node, block, *folded)
+        if known is not None and self.unroll(node, block):
+            return True
         self.materialize_all(block)
         self.flush_text(block)
         self.flush_steps(block, check=False)
@@ -405,6 +425,53 @@ class _Codegen:
         self.writer.indent += 1
         self.raise_error(block, _OVERFLOW)
         self.writer.indent -= 1
+
+    def unroll(self, node: Loop, block: _Block) -> bool:
+        """Unroll a loop entered on a known cell, turn by turn at compile time, if its
+        cell is known at every `b` and reaches 0 soon.
+
+        The turns are generated on a copy of the state into a separate writer; on
+        success the copy and its code replace the originals, on failure both are dropped.
+        Work is bounded per attempt (nested attempts share their parent's allowance) and
+        per compilation.
+        """
+        if self.work_done >= UNROLL_WORK:
+            return False
+        saved_writer, saved_functions, saved_deadline = (
+            self.writer,
+            len(self.functions),
+            self.deadline,
+        )
+        self.writer = _Writer(indent=saved_writer.indent)
+        trial = replace(
+            block, cells=dict(block.cells), memory=dict(block.memory), text=bytearray(block.text)
+        )
+        self.deadline = min(saved_deadline, self.work_done + UNROLL_ATTEMPT_WORK)
+        done = False
+        try:
+            for _ in range(UNROLL_TURNS):
+                if not self.sequence(node.body, trial):
+                    break
+                trial.steps += 1  # the `b`: it goes on while the cell is non-zero
+                value = trial.value(trial.shift)
+                if value is None or len(self.writer.lines) > UNROLL_LINES:
+                    break
+                if value == 0:
+                    done = True
+                    break
+        except _GiveUp:
+            done = False
+        finally:
+            trial_writer = self.writer
+            self.writer = saved_writer
+            self.deadline = saved_deadline
+        if not done:
+            del self.functions[saved_functions:]
+            return False
+        saved_writer.lines.extend(trial_writer.lines)
+        block.shift, block.cells, block.zeros = trial.shift, trial.cells, trial.zeros
+        block.memory, block.steps, block.text = trial.memory, trial.steps, trial.text
+        return True
 
     def flat_effects(self, body: list[Instr]) -> dict[int, Cell] | None:
         """The per-turn effects of a flat body of adds and sets with no net pointer move."""
