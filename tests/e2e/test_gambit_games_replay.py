@@ -125,3 +125,28 @@ def test_secret_choices_are_echoed_as_secret() -> None:
 def test_three_players_for_a_two_player_game_is_a_usage_error() -> None:
     r = CliRunner().invoke(main, ["run", TTT, "--players", "human,random,random"])
     assert r.exit_code == 2
+
+
+def test_replay_of_a_human_game_echoes_every_decision(tmp_path: Path) -> None:
+    rec = tmp_path / "r.json"
+    a = gambit("run", TTT, "--record", str(rec), input="1\n4\n2\n5\n3\n")
+    assert a.exit_code == 0
+    doc = json.loads(rec.read_text())
+    assert doc["players"] == ["human", "human"]
+    assert [c[1] for c in doc["choices"]] == [1, 4, 2, 5, 3]
+    b = gambit("run", TTT, "--replay", str(rec))
+    assert b.exit_code == 0, b.stderr
+    assert b.stdout.count("[Player 1] Where do you play? -> ") == 3
+    assert b.stdout.count("[Player 2] Where do you play? -> ") == 2
+    assert b.stdout.splitlines()[-1] == "Player 1 wins"
+
+
+def test_ai_search_is_never_traced(tmp_path: Path) -> None:
+    rec = tmp_path / "r.json"
+    r = gambit("run", TTT, "--players", "mcts:30,random", "--seed", "2", "--trace", "--quiet",
+               "--record", str(rec))  # fmt: skip
+    assert r.exit_code == 0
+    decisions = len(json.loads(rec.read_text())["choices"])
+    assert sum(": choose Player " in line for line in r.stderr.splitlines()) == decisions
+    writes = sum(": write Square#" in line for line in r.stderr.splitlines())
+    assert writes == decisions  # one mark per real move, none from look-ahead or search
