@@ -355,12 +355,9 @@ def random_playout(
     m = Machine(program, seed=seed, players=seats)
     rngs = [seat_rng(seed, s) for s in range(1, seats + 1)]
     outcome = settle(program, m, m.run_until_decision())
-    turns = _Turns()
     while isinstance(outcome, Decision):
         if m.decisions_made >= max_decisions:
             return Result(seats), m
-        if turns.starts_turn(outcome):
-            turns.seat = outcome.seat
         legal = legal_options(m, outcome)
         if not legal:
             raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
