@@ -1217,9 +1217,8 @@ class BodyChecker:
             return p.type
         if e.name in self.sym.funcs:
             fs = self.sym.funcs[e.name]
+            # A function value is a constant name: allowed in static defaults.
             self.ann[id(e)] = ("func", e.name)
-            if self.ctx.static:
-                self.err(e.pos, f"{self.label()} must be static: it uses a function value")
             return T.FUNCTION if fs[0].pure else T.PROCEDURE
         if e.name in self.sym.members:
             v = self.enum_member(e.name, expected, e.pos)

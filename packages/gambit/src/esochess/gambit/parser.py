@@ -564,7 +564,7 @@ def parse(source: str, path: str) -> A.Program:
         decls = builder.transform(tree)
     except lark.exceptions.VisitError as exc:
         if isinstance(exc.orig_exc, SourceError):
-            raise exc.orig_exc from None
+            raise exc.orig_exc.with_source(text) from None
         raise
     return A.Program(path, text, tuple(decls))
 

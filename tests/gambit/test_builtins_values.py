@@ -1,0 +1,102 @@
+"""Unit tests of values.py (display, equality, multi-values) and builtins.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from esochess.gambit import builtins as B
+from esochess.gambit import types as T
+from esochess.gambit.values import (
+    EnumVal,
+    FuncVal,
+    Inst,
+    StructVal,
+    display,
+    is_superset,
+    make_multi,
+    values_equal,
+)
+
+H = EnumVal("Suit", "HEARTS", 1)
+S = EnumVal("Suit", "SPADES", 2)
+C = EnumVal("Suit", "CLUBS", 3)
+
+
+def test_display_forms() -> None:
+    assert display(3.5) == "3.5" and display(2.0) == "2.0" and display(-5) == "-5"
+    assert display(True) == "true" and display(None) == "none"
+    assert display(("a", 1)) == '["a", 1]' and display("a") == "a"
+    assert display(make_multi([S, H])) == "HEARTS&SPADES"
+    assert display(Inst("Player", 2)) == "Player 2" and display(Inst("Card", 3)) == "Card#3"
+    assert display(StructVal("P", ("a", "b"), (1, "x"))) == 'P(a: 1, b: "x")'
+    assert display(FuncVal("double")) == "double"
+    assert display(Inst("Card", 1), lambda i: "ace") == "ace"
+
+
+def test_multi_values_normalise() -> None:
+    assert make_multi([]) is None
+    assert make_multi([H]) is H
+    assert make_multi([H, H]) is H
+    assert make_multi([H, S]) == make_multi([S, H])
+
+
+def test_is_superset_and_equality() -> None:
+    hs = make_multi([H, S])
+    assert is_superset(hs, S) and not is_superset(S, hs)
+    assert not values_equal(hs, S) and values_equal(2, 2.0)
+    assert not values_equal(1, True) and values_equal((1, (2,)), (1, (2,)))
+    assert values_equal(Inst("Card", 1), Inst("Card", 1))
+    assert not values_equal(Inst("Card", 1), Inst("Token", 1))
+
+
+def test_result_types() -> None:
+    assert B.result_type("len", [T.STR]) == (T.INT, None)
+    assert B.result_type("index_of", [T.ListT(T.INT), T.INT])[0] == T.optional(T.INT)
+    assert B.result_type("pop", [T.ListT(T.STR)])[0] == T.STR
+    assert B.result_type("abs", [T.NUM])[0] == T.NUM
+    t, msg = B.result_type("ord", [T.INT])
+    assert msg is not None and "enum member" in msg
+    t, msg = B.result_type("slice", [T.ListT(T.INT)])
+    assert msg is not None and "takes 3" in msg
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "value"),
+    [
+        ("as_integer", [""], 0),
+        ("as_integer", [" -12 "], -12),
+        ("as_number", ["2.5"], 2.5),
+        ("round", [2.5], 3),
+        ("round", [-2.5], -3),
+        ("div", [-7, 2], -4),
+        ("min", [(3, 1, 2)], 1),
+        ("max", [S, H], S),
+        ("sort", [(C, H, S)], (H, S, C)),
+        ("slice", [(1, 2, 3), 2, 3], (2, 3)),
+        ("slice", [(1, 2, 3), 4, 3], ()),
+        ("index_of", ["hello", "l"], 3),
+        ("count", [(1, 2, 1), 1], 2),
+        ("all", [()], True),
+        ("some", [()], False),
+        ("split", ["a,b", ","], ("a", "b")),
+        ("sum", [()], 0),
+    ],
+)
+def test_pure_builtins(name: str, args: list[object], value: object) -> None:
+    assert B.PURE_IMPL[name](*args) == value
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "phrase"),
+    [
+        ("as_integer", ["x1"], "is not an integer"),
+        ("first", [()], "empty list"),
+        ("slice", [(1,), 3, 3], "out of range"),
+        ("div", [1, 0], "division by zero"),
+        ("split", ["a", ""], "non-empty separator"),
+    ],
+)
+def test_builtin_errors(name: str, args: list[object], phrase: str) -> None:
+    with pytest.raises(B.BuiltinError) as exc:
+        B.PURE_IMPL[name](*args)
+    assert phrase in str(exc.value)

@@ -1,0 +1,219 @@
+"""Unit tests of the machine API: decisions, forks, turns, errors, state enumeration."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from esochess.gambit.machine import (
+    Committed,
+    Decision,
+    GambitRuntimeError,
+    Illegal,
+    Machine,
+    Result,
+)
+from esochess.gambit.values import UNSET, Inst
+from lang_helpers import compiled
+
+
+class Recorder:
+    """An I/O object that keeps output and trace events."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.events: list[str] = []
+
+    def output(self, text: str) -> None:
+        self.lines.append(text)
+
+    def trace(self, line: int, col: int, event: str) -> None:
+        self.events.append(f"{line}:{col}: {event}")
+
+
+COUNTER = """players 2
+state int [Player score]
+main() {
+    p = Player[1]
+    loop {
+        n = p choose ("How many?") [1, 2, 3]
+        p.score += n
+        print(p, p.score)
+        if p.score >= 5: p wins
+        p = next_player(p)
+    }
+}
+"""
+
+
+def test_decision_fields_and_choose() -> None:
+    io = Recorder()
+    m = Machine(compiled(COUNTER), seed=1, players=2, io=io)
+    d = m.run_until_decision()
+    assert isinstance(d, Decision)
+    assert (d.seat, d.options, tuple(d.labels), d.k, d.secret, d.prompt) == (
+        1, (1, 2, 3), ("1", "2", "3"), None, False, "How many?",
+    )  # fmt: skip
+    assert (d.line, d.col) == (6, 15) and not d.new_turn
+    m.choose(3)
+    d2 = m.run_until_decision()
+    assert isinstance(d2, Decision) and d2.seat == 2
+    assert io.lines == ["Player 1 3"]
+
+
+def test_fork_is_independent_and_silent() -> None:
+    io = Recorder()
+    m = Machine(compiled(COUNTER), seed=1, players=2, io=io)
+    m.run_until_decision()
+    f = m.fork()
+    f.choose(3)
+    f.run_until_decision()
+    f.choose(1)
+    assert isinstance(f.run_until_decision(), Decision)
+    assert io.lines == []  # the fork printed nothing
+    assert m.read("score", (Inst("Player", 1),)) == 0
+    assert f.read("score", (Inst("Player", 1),)) == 3
+    m.choose(2)
+    m.run_until_decision()
+    assert m.read("score", (Inst("Player", 1),)) == 2
+    assert f.read("score", (Inst("Player", 1),)) == 3
+
+
+def test_playing_to_the_end() -> None:
+    m = Machine(compiled(COUNTER), seed=1, players=2)
+    out = m.run_until_decision()
+    while isinstance(out, Decision):
+        m.choose(3)
+        out = m.run_until_decision()
+    assert isinstance(out, Result)
+    assert out.line == "Player 1 wins" and out.scores() == (1.0, 0.0)
+    assert m.run_until_decision() is out
+
+
+def test_illegal_and_empty_choose() -> None:
+    src = """players 2
+main() {
+    a = Player[1] choose [1, 2]
+    if a == 1: illegal
+    b = Player[2] choose []
+}
+"""
+    m = Machine(compiled(src), seed=0, players=2)
+    m.run_until_decision()
+    f = m.fork()
+    f.choose(1)
+    out = f.run_until_decision()
+    assert isinstance(out, Illegal) and out.seat is None and (out.line, out.col) == (4, 16)
+    m.choose(2)
+    out2 = m.run_until_decision()
+    assert isinstance(out2, Illegal) and out2.seat == 2
+
+
+def test_commit_marks_new_turns_and_can_pause() -> None:
+    src = """players 1
+main() {
+    p = Player[1]
+    commit
+    a = p choose ("First") [1, 2]
+    commit
+    print("after")
+    b = p choose ("Second") [1, 2]
+    p wins
+}
+"""
+    io = Recorder()
+    m = Machine(compiled(src), seed=0, players=1, io=io)
+    d = m.run_until_decision()
+    assert isinstance(d, Decision) and not d.new_turn  # commit before any decision: no effect
+    f = m.fork()
+    f.pause_at_commit = True
+    f.choose(1)
+    assert isinstance(f.run_until_pause(), Committed)
+    d2 = f.run_until_pause()
+    assert isinstance(d2, Decision) and d2.new_turn and d2.prompt == "Second"
+    m.choose(2)
+    d3 = m.run_until_decision()
+    assert isinstance(d3, Decision) and d3.new_turn
+    assert io.lines == ["after"]
+
+
+def test_runtime_error_has_call_trail() -> None:
+    src = """fn inner(int x) -> num => 10 / x + 0
+fn outer(int x) -> int {
+    return round(inner(x))
+}
+main() {
+    print(outer(0))
+}
+"""
+    m = Machine(compiled(src), seed=0, players=2, io=Recorder())
+    with pytest.raises(GambitRuntimeError) as exc:
+        m.run_until_decision()
+    err = exc.value
+    assert (err.line, err.column, err.message) == (1, 30, "division by zero")
+    assert err.severity == "runtime error"
+    assert err.trace_lines == (
+        "  called from outer at prog.gmb:3:18",
+        "  called from main at prog.gmb:6:11",
+    )
+    extended = dataclasses.replace(err, trace_lines=(*err.trace_lines, "  while exploring x"))
+    assert extended.render(src).splitlines()[-1] == "  while exploring x"
+
+
+def test_trace_events() -> None:
+    src = """enum Suit { HEARTS }
+entity Card
+fixed Suit [Card suit]
+state int [round] = 1
+main() {
+    Card(suit: HEARTS)
+    round = 2
+    x = roll(6)
+}
+"""
+    io = Recorder()
+    Machine(compiled(src), seed=3, players=2, io=io, trace=True).run_until_decision()
+    assert io.events[0] == "6:5: create Card#1 (suit: HEARTS)"
+    assert io.events[1] == "7:5: write round = 2 (was 1)"
+    assert io.events[2].startswith("8:9: roll(6) -> ")
+
+
+def test_state_enumeration() -> None:
+    src = """enum Suit { HEARTS }
+entity Card
+fixed Suit [Card suit]
+state Suit [Card trump]
+state int [Player coins] = 2
+main() {
+    Card(suit: HEARTS)
+    x = Player[1] choose [1]
+}
+"""
+    m = Machine(compiled(src), seed=0, players=2)
+    m.run_until_decision()
+    assert m.entity_types() == ["Player", "Card"]
+    assert m.fixed_unary_props("Card") == ["suit"]
+    assert m.state_props() == [("trump", ("Card",)), ("coins", ("Player",))]
+    card = m.instance_list("Card")[0]
+    assert m.read("trump", (card,)) is UNSET
+    items = m.state_hash_items()
+    assert items["instances"]["Player"] == [{"number": 1}, {"number": 2}]
+    assert items["state"]["coins"] == [(["Player#1"], 2), (["Player#2"], 2)]
+
+
+def test_chance_is_seeded_and_forks_share_the_future() -> None:
+    src = "main() {\n    x = Player[1] choose [1]\n    print(roll(1000), roll(1000))\n}\n"
+    prog = compiled(src)
+    outs = []
+    for _ in range(2):
+        io = Recorder()
+        m = Machine(prog, seed=42, players=2, io=io)
+        m.run_until_decision()
+        f = m.fork()
+        f.choose(1)
+        f.run_until_decision()
+        m.choose(1)
+        m.run_until_decision()
+        outs.append(io.lines)
+    assert outs[0] == outs[1] and len(outs[0]) == 1
