@@ -279,8 +279,8 @@ WORKLOADS: dict[str, tuple[Callable[[float], str], Callable[[float], list[bytes]
         lambda s: loops_bf(max(1, int(60 * s)), 100, 100),
         lambda s: loops_expected(max(1, int(60 * s)), 100, 100),
     ),
-    "digits": (lambda s: digits_bf(int(2500 * s)), lambda s: digits_expected(int(2500 * s))),
-    "text": (lambda s: text_bf(int(1_000_000 * s)), lambda s: text_expected(int(1_000_000 * s))),
+    "digits": (lambda s: digits_bf(int(10_000 * s)), lambda s: digits_expected(int(10_000 * s))),
+    "text": (lambda s: text_bf(int(3_000_000 * s)), lambda s: text_expected(int(3_000_000 * s))),
 }
 
 TUTORIAL = "4PPQ1/PR6/qPR5/q1PR4/q2PR3/N2PBn2/pRN5/pbKBrRkb w"
