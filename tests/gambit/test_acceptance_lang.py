@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from lang_helpers import DECK, DECK_MAIN, check_source, run_source
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from esochess.gambit import builtins as B
 from esochess.gambit import types as T
 from esochess.gambit.values import (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from esochess.gambit.interpreter import compile_source
 from lang_helpers import DECK, compiled, errors_of
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from esochess.gambit.machine import (
     Committed,
     Decision,

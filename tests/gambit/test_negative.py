@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from esochess.gambit.interpreter import compile_source
 from lang_helpers import gambit
 

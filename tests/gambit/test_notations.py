@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from esochess.gambit.notations import NotationRegexError, compile_notation, translate
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from esochess.fen import SourceError
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from esochess.gambit.interpreter import compile_source
 from esochess.gambit.machine import Decision, GambitRuntimeError, Machine, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lang_helpers import EXAMPLES, compiled
 
 SOURCES = {

@@ -8,7 +8,6 @@ index, the entity name of a selector, the first token of anything else.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 Pos = tuple[int, int]
 
@@ -71,7 +70,7 @@ class TAny:
     pos: Pos
 
 
-TypeExpr = Union[TName, TList, TSuffix, TUnion, TSel, TNone, TAny]
+TypeExpr = TName | TList | TSuffix | TUnion | TSel | TNone | TAny
 
 
 # ------------------------------------------------------------------ selectors and patterns
@@ -152,7 +151,7 @@ class PValue:
     value: Expr
 
 
-Pattern = Union[PAlt, PNot, PNone, PAny, PType, PRange, PValue]
+Pattern = PAlt | PNot | PNone | PAny | PType | PRange | PValue
 
 
 # ------------------------------------------------------------------ expressions
@@ -338,10 +337,10 @@ class Choose:
     options: Expr
 
 
-Expr = Union[
-    Lit, NotationLit, Name, Member, TupleExpr, Index, Call, FilterMap, Unary, Binary, Alt,
-    Is, SelectorExpr, ListLit, IfExpr, MatchExpr, Choose,
-]  # fmt: skip
+Expr = (
+    Lit | NotationLit | Name | Member | TupleExpr | Index | Call | FilterMap | Unary | Binary |
+    Alt | Is | SelectorExpr | ListLit | IfExpr | MatchExpr | Choose
+)
 
 
 # ------------------------------------------------------------------ statements
@@ -482,10 +481,10 @@ class MatchStmt:
     arms: tuple[StmtArm, ...]
 
 
-Stmt = Union[
-    DeclStmt, Assign, IncDec, Swap, EndStmt, Simple, Return, ExprStmt, If, For, While, Loop,
-    MatchStmt,
-]  # fmt: skip
+Stmt = (
+    DeclStmt | Assign | IncDec | Swap | EndStmt | Simple | Return | ExprStmt | If | For |
+    While | Loop | MatchStmt
+)
 
 
 # ------------------------------------------------------------------ declarations
@@ -591,9 +590,7 @@ class NotationDecl:
     body: Block
 
 
-Decl = Union[
-    PlayersDecl, EntityDecl, EnumDecl, StructDecl, PropertyDecl, FuncDecl, NotationDecl
-]
+Decl = PlayersDecl | EntityDecl | EnumDecl | StructDecl | PropertyDecl | FuncDecl | NotationDecl
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from esochess.fen import Note, SourceError
-
 from esochess.gambit import ast as A
 from esochess.gambit import builtins as B
 from esochess.gambit import types as T
@@ -103,7 +102,7 @@ class ProgramChecker:
             if p.decl.pos != (0, 0):
                 self.property(p)
         for s in self.sym.structs.values():
-            for name, mtype, default, pos in s.members:
+            for name, mtype, default, _ in s.members:
                 if default is not None:
                     bc = BodyChecker(self, Ctx("default", f"default of '{name}'", name, static=True))
                     bc.coerce(default, bc.ex(default, mtype), mtype)
@@ -233,7 +232,7 @@ class ProgramChecker:
             info = self.overload_set(name, arity)
             if info is None:
                 continue
-            cells, matches = info[0], info[1]
+            matches = info[1]
             for a, b in itertools.combinations(range(len(group)), 2):
                 if matches[a] == matches[b]:
                     fa, fb = group[a], group[b]
@@ -1420,7 +1419,7 @@ class BodyChecker:
             self.narrow.update(yes if op == "and" else no)
             b = self.ex(e.right, None)
             self.narrow = saved
-            for t, x in ((a, e.left), (b, e.right)):
+            for t in (a, b):
                 if not (t == T.BOOL or T.contains_none(t) or isinstance(t, T.ErrT)):
                     self.err(e.pos, f"operator '{op}' cannot be applied to {T.show(t)}")
                     raise _Stop()

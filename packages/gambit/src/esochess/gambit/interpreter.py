@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from esochess.fen import SourceError
-
 from esochess.gambit import ast as A
 from esochess.gambit import builtins as B
 from esochess.gambit import types as T
@@ -300,7 +299,7 @@ class Compiler:
         info = self.sym.structs[name]
         names = tuple(m[0] for m in info.members)
         parts: list[Ev] = []
-        for mname, mt, default, _ in info.members:
+        for _, mt, default, _ in info.members:
             if default is not None:
                 parts.append(self.default_expr(default, mt))
             elif isinstance(mt, T.StructT):

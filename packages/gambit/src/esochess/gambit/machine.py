@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from esochess.fen import SourceError, format_diagnostic
-
 from esochess.gambit.values import UNSET, Inst, display
 
 if TYPE_CHECKING:

@@ -9,10 +9,9 @@ from typing import Any
 import lark
 import lark.exceptions
 from esochess.fen import SourceError
-from lark import Token, Transformer
-
 from esochess.gambit import ast as A
 from esochess.gambit.lexer import GambitLexer, Raw, tokenize
+from lark import Token, Transformer
 
 TOKEN_NAMES = {
     "_NL": "end of line", "$END": "end of file", "IDENT": "a name", "INT": "a number",

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from esochess.fen import Note, SourceError
-
 from esochess.gambit import ast as A
 from esochess.gambit import builtins as B
 from esochess.gambit import types as T

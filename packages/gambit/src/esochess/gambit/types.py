@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ class ErrT:
     """The type of an expression that already had an error (suppresses follow-ups)."""
 
 
-Type = Union[Prim, EnumT, EntityT, StructT, ListT, MultiT, UnionT, SelT, NoValue, ErrT]
+Type = Prim | EnumT | EntityT | StructT | ListT | MultiT | UnionT | SelT | NoValue | ErrT
 
 INT = Prim("int")
 NUM = Prim("num")
