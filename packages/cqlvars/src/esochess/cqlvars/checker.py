@@ -512,7 +512,7 @@ class _Checker:
             if not isinstance(p, ast.Designator) or p.squares is not None or p.pieces is None:
                 raise self.error(p.span, "'promote' needs piece types without squares, e.g. Q or [RBN]")
             changes["promote"] = self.visit(p)[0]
-        return self.typed(replace(node, **changes), NUMERIC if node.count else SET)
+        return self.typed(replace(node, **changes), NUMERIC if node.count else SET)  # type: ignore[arg-type]
 
     def visit_Pin(self, node: ast.Pin) -> tuple[ast.Node, str]:
         changes: dict[str, ast.Node | None] = {}
@@ -522,7 +522,7 @@ class _Checker:
                 new, t = self.visit(arg)
                 self.need(new, t, (SET,), f"'pin {name.rstrip('_')}'")
                 changes[name] = new
-        return self.typed(replace(node, **changes), SET)
+        return self.typed(replace(node, **changes), SET)  # type: ignore[arg-type]
 
     def visit_Ray(self, node: ast.Ray) -> tuple[ast.Node, str]:
         args: list[ast.Node] = []
@@ -741,7 +741,7 @@ def _rename(node: ast.Node, names: dict[str, str]) -> ast.Node:
             changes[key] = _rename(value, names)
         elif isinstance(value, tuple) and value and isinstance(value[0], ast.Node):
             changes[key] = tuple(_rename(v, names) for v in value)
-    return replace(node, **changes) if changes else node
+    return replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
 def check_query(

@@ -209,7 +209,7 @@ def _tag_only(node: ast.Node) -> bool:
     return False
 
 
-class _ScopedBuilder(chess.pgn.GameBuilder):
+class _ScopedBuilder(chess.pgn.GameBuilder):  # type: ignore[type-arg]
     """GameBuilder that skips variations when they are out of scope (§2.4)."""
 
     skip_variations = True
@@ -321,10 +321,10 @@ def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameO
         header_comments.append(f"matchcount: {m}")
         key.append(-m)
     for index, sort in enumerate(sorts):
-        value = sort_values.get(index)
-        if value is not None:
-            header_comments.append(f"{sort.doc}: {value}")
-            key.append((0, value if sort.minimum else -value))
+        sort_value = sort_values.get(index)
+        if sort_value is not None:
+            header_comments.append(f"{sort.doc}: {sort_value}")
+            key.append((0, sort_value if sort.minimum else -sort_value))
         else:
             key.append((1, 0))
     key.append(item.number)

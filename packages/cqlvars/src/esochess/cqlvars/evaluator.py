@@ -494,7 +494,9 @@ class Compiler:
         if op == "+" and ltype == STRING:
             return _both(left, right, lambda a, b: a + b)
         if op in ("+", "-", "*"):
-            fn = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}[op]
+            fn: Callable[[int, int], int] = {
+                "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b
+            }[op]
             return _both(left, right, lambda a, b: check_range(fn(a, b), span.line, span.column))
         if op == "/":
             return _both(left, right, lambda a, b: None if b == 0 else _ctrunc(a, b))
@@ -537,7 +539,7 @@ class Compiler:
                 hit = 0
                 for sq in chess.scan_forward(ys & board.occupied):
                     hit |= board.attacks_mask(sq)
-                return xs & hit
+                return int(xs & hit)
 
             return attackedby
         if op == "~~":
@@ -1037,7 +1039,7 @@ class Compiler:
         body = self.value(node.body)
         index = self.sort_index[(node.span, node.doc)]
 
-        def sort(ctx: Ctx) -> int | None:
+        def sort(ctx: Ctx) -> Any:
             v = body(ctx)
             if v is not None:
                 ctx.sorts.append((index, v))
@@ -1221,7 +1223,7 @@ class Compiler:
         is_slice = target.is_slice
 
         def assign(ctx: Ctx) -> bool | None:
-            text = ctx.persistent.values[name] if persistent else ctx.slots[slot]
+            text: Any = ctx.persistent.values[name] if persistent else ctx.slots[slot]
             v = value(ctx)
             if text is None or v is None:
                 return None

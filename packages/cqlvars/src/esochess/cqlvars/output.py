@@ -86,7 +86,7 @@ def atomic_output(path: str) -> Iterator[IO[str]]:
         finally:
             stream.flush()
             if stream is not sys.stdout:
-                stream.detach()  # type: ignore[attr-defined]
+                stream.detach()  # type: ignore[union-attr]
         return
     tmp = f"{path}.tmp-{os.getpid()}"
     handle = open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="\n")

@@ -46,14 +46,15 @@ def _lark() -> lark.Lark:
     return lark.Lark(grammar, parser="lalr", lexer=LarkLexer, maybe_placeholders=False)
 
 
+def _extra(tok: Any) -> Any:
+    """The decoded payload the lexer attached to a token."""
+    return tok.extra if isinstance(tok, CqlToken) else None
+
+
 def span_of(tok: Token) -> ast.Span:
     """The span of a token (its length is the caret's width)."""
     length = tok.length if isinstance(tok, CqlToken) else len(str(tok))
     return ast.Span(tok.line or 1, tok.column or 1, max(length, 1))
-
-
-def _tokens(children: list[Any]) -> list[Token]:
-    return [c for c in children if isinstance(c, Token)]
 
 
 def _nodes(children: list[Any]) -> list[ast.Node]:
@@ -90,7 +91,7 @@ class _Builder(Transformer[Token, Any]):
     # atoms -------------------------------------------------------------------------
     def desig(self, c: list[Any]) -> ast.Node:
         tok = c[0]
-        value = tok.extra
+        value = _extra(tok)
         return ast.Designator(span_of(tok), value.pieces, value.squares, str(tok))
 
     def number(self, c: list[Any]) -> ast.Node:
@@ -244,7 +245,7 @@ class _Builder(Transformer[Token, Any]):
             if tok.type in ("WHITE", "BLACK"):
                 color = str(tok)
             elif tok.type == "STRING":
-                literal = tok.extra
+                literal = _extra(tok)
             elif tok.type == "RESULTTOK":
                 literal = str(tok)
         if word == "player" and color is None and literal is None:
@@ -289,7 +290,7 @@ class _Builder(Transformer[Token, Any]):
         items = [x for x in c if isinstance(x, ast.LineItem)]
         arrows = [x for x in c if isinstance(x, Token) and x.type in ("RARROW", "LARROW")]
         rep = c[-1] if isinstance(c[-1], Token) and c[-1].type == "REP" else None
-        low, high = rep.extra if rep is not None else (1, 1)
+        low, high = _extra(rep) if rep is not None else (1, 1)
         item = ast.LineItem(span_of(c[0]), None, tuple(items), low, high)
         return self._with_arrows(item, arrows)
 
@@ -371,13 +372,13 @@ class _Builder(Transformer[Token, Any]):
 
     def sort(self, c: list[Any]) -> ast.Node:
         minimum = any(isinstance(t, Token) and t.type == "SORTMIN" for t in c)
-        doc = next((t.extra for t in c if isinstance(t, Token) and t.type == "STRING"), "sort")
+        doc = next((_extra(t) for t in c if isinstance(t, Token) and t.type == "STRING"), "sort")
         return ast.Sort(span_of(c[0]), minimum, doc, c[-1])
 
     def emit(self, c: list[Any]) -> ast.Node:
         args = _nodes(c)
         if len(c) == 2 and isinstance(c[1], Token) and c[1].type == "STRING":
-            args = [ast.StrLit(span_of(c[1]), c[1].extra)]
+            args = [ast.StrLit(span_of(c[1]), _extra(c[1]))]
         return ast.Emit(span_of(c[0]), str(c[0]), tuple(args))
 
     def maxmin(self, c: list[Any]) -> ast.Node:
@@ -436,7 +437,7 @@ def _header(words: list[Token], builder: _Builder) -> ast.Header:
         if j >= len(words):
             raise builder.error(span_of(words[j - 1]), f"'{name}' needs a file name")
         tok = words[j]
-        return str(tok.extra) if tok.type == "STRING" else str(tok)
+        return str(_extra(tok)) if tok.type == "STRING" else str(tok)
 
     while i < len(words):
         tok = words[i]
@@ -547,7 +548,11 @@ def parse_query(source: str, path: str = "<query>") -> ast.Query:
     close = next(
         i for i, c in enumerate(children) if isinstance(c, Token) and c.type == "RPAR"
     )
-    words = [w.children[0] for w in children[2:close] if isinstance(w, lark.Tree)]
+    words = [
+        w.children[0]
+        for w in children[2:close]
+        if isinstance(w, lark.Tree) and isinstance(w.children[0], Token)
+    ]
     try:
         header = _header(words, builder)
         body = tuple(

@@ -160,7 +160,7 @@ class _Rewriter:
                 changes[key] = self.rewrite(value)
             elif isinstance(value, tuple) and value and isinstance(value[0], ast.Node):
                 changes[key] = tuple(self.rewrite(v) for v in value)
-        return replace(node, **changes) if changes else node
+        return replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
 def expand(node: ast.Node, types: dict[int, str]) -> ast.Node:
@@ -175,7 +175,7 @@ def expand(node: ast.Node, types: dict[int, str]) -> ast.Node:
             items = tuple(expand(v, types) for v in value)
             if any(a is not b for a, b in zip(items, value, strict=True)):
                 changes[key] = items
-    new = replace(node, **changes) if changes else node
+    new = replace(node, **changes) if changes else node  # type: ignore[arg-type]
     if id(node) in types:
         types[id(new)] = types[id(node)]
     if isinstance(new, ast.Transform):
