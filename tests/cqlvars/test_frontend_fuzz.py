@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from esochess.cqlvars.engine import compile_query
 from esochess.fen import SourceError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 SEEDS = [
     "cql() #P == 8  #[Aa] == 32  #a-h1 == 8  K[e1,g1]",

@@ -205,7 +205,7 @@ class _Checker:
                 self.define(element)
             else:
                 body.append(self.test(element))
-        for name, kind in self.assign_kinds.items():
+        for name in self.assign_kinds:
             if name in self.persistent:
                 raise SourceError(
                     "<command line>", 1, 1, f"--assign cannot set persistent variable '{name}'"
@@ -360,7 +360,7 @@ class _Checker:
         if op == "+" and lt == STRING and rt == STRING:
             return self.typed(new, STRING)
         if op in ("+", "-", "*", "/", "%"):
-            for operand, t in ((left, lt), (right, rt)):
+            for t in (lt, rt):
                 if t != NUMERIC:
                     hint = "; use '#' for a count" if self.set_like(t) else ""
                     raise self.error(

@@ -25,7 +25,6 @@ from typing import Any, TextIO
 
 import chess
 import chess.pgn
-
 from esochess.cqlvars import ast
 from esochess.cqlvars.checker import CheckedQuery, check_query
 from esochess.cqlvars.evaluator import Compiler, Ctx, GameModel

@@ -8,11 +8,10 @@ from typing import Any
 
 import lark
 import lark.exceptions
-from lark import Token, Transformer
-
 from esochess.cqlvars import ast
 from esochess.cqlvars.lexer import MAX_LITERAL, TIER1_KEYWORDS, CqlToken, LarkLexer, Tokenizer
 from esochess.fen import SourceError, source_line_at
+from lark import Token, Transformer
 
 DIRECTIONS = {
     "up": ("up",),
@@ -314,7 +313,7 @@ class _Builder(Transformer[Token, Any]):
 
     def line(self, c: list[Any]) -> ast.Node:
         items = [x for x in c if isinstance(x, ast.LineItem)]
-        backward = str(getattr(items[0], "_arrow")) == "<--"
+        backward = str(getattr(items[0], "_arrow", "-->")) == "<--"
         self._check_arrows(items, "<--" if backward else "-->")
         return ast.Line(span_of(c[0]), backward, tuple(items))
 

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import chess
-
 from esochess.cqlvars import ast
 
 SquareMap = Callable[[int, int], tuple[int, int]]
