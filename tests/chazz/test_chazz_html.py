@@ -10,54 +10,21 @@ import pytest
 from esochess.chazz.html import export_html
 from esochess.chazz.loader import parse_program
 
-PAGE = """<!DOCTYPE html>
-<html>
-<head>
-<meta charset="UTF-8">
-<title>Chess Board</title>
-<style>
-table { border-collapse: collapse; }
-td { width: 60px; height: 60px; text-align: center; vertical-align: middle; font-size: 48px; }
-.white { background-color: #eeeed2; }
-.black { background-color: #769656; }
-</style>
-</head>
-<body>
-<table>
-<tr>
-<td class="white">&#9817;</td>
-<td class="black">&#9816;</td>
-<td class="white">&#9815;</td>
-<td class="black">&#9814;</td>
-<td class="white">&#9813;</td>
-<td class="black">&#9812;</td>
-</tr>
-<tr>
-<td class="black">&#9823;</td>
-<td class="white">&#9822;</td>
-<td class="black">&#9821;</td>
-<td class="white">&#9820;</td>
-<td class="black">&#9819;</td>
-<td class="white">&#9818;</td>
-</tr>
-<tr>
-<td class="white"></td>
-<td class="black"></td>
-<td class="white"></td>
-<td class="black"></td>
-<td class="white"></td>
-<td class="black"></td>
-</tr>
-</table>
-</body>
-</html>
-"""
 
-
-def test_every_piece_entity_and_colour_byte_exact(tmp_path: Path) -> None:
+def test_every_piece_has_its_entity_and_squares_alternate(tmp_path: Path) -> None:
+    # The whole page, byte for byte, is checked in tests/e2e/test_chazz_acceptance.py.
     target = tmp_path / "board.html"
     export_html(parse_program(b"PNBRQK/pnbrqk/1"), target)
-    assert target.read_bytes() == PAGE.encode()
+    cells = [line for line in target.read_text().splitlines() if line.startswith("<td")]
+    assert cells[:3] == [
+        '<td class="white">&#9817;</td>',
+        '<td class="black">&#9816;</td>',
+        '<td class="white">&#9815;</td>',
+    ]
+    entities = "".join(cell.split(">")[1].split("<")[0] for cell in cells)
+    assert entities == "".join(f"&#{n};" for n in [*range(9817, 9811, -1), *range(9823, 9817, -1)])
+    assert cells[6] == '<td class="black">&#9823;</td>'  # row 1 starts on a dark square
+    assert cells[12:] == [f'<td class="{c}"></td>' for c in ["white", "black"] * 3]
 
 
 def test_an_empty_board_is_an_empty_table(tmp_path: Path) -> None:

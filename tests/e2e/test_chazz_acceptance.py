@@ -198,6 +198,12 @@ def test_14_flag_true_writes_the_exact_html(tmp_path: Path, engine: str) -> None
     assert on.stdout == b"124876543210" + PROMPT + b"a\n"
 
 
+def test_14_html_of_every_piece(tmp_path: Path) -> None:
+    chazz(tmp_path, "PNBRQK/pnbrqk/1", "true")
+    page = (tmp_path / "output_chess_board.html").read_bytes()
+    assert page == expected_html(["PNBRQK", "pnbrqk", "......"])
+
+
 def test_14_html_of_a_padded_non_square_board(tmp_path: Path) -> None:
     chazz(tmp_path, "K//2pR1/r b", "true")
     page = (tmp_path / "output_chess_board.html").read_bytes()

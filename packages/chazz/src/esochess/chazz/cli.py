@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import webbrowser
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -127,9 +128,10 @@ def main(
     if not args:
         _error_lines(USAGE)
         sys.exit(1)
+    options = _Options(html_path, open_browser, trace, max_steps, engine, no_prompt)
     stdout = sys.stdout.buffer
     try:
-        code = _run(args, html_path, open_browser, trace, max_steps, engine, no_prompt, stdout)
+        code = _run(args, options, stdout)
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     except _StdoutGone:
@@ -140,41 +142,44 @@ def main(
     sys.exit(code)
 
 
-def _run(
-    args: tuple[str, ...],
-    html_path: str | None,
-    open_browser: bool | None,
-    trace: bool,
-    max_steps: int | None,
-    engine: Engine,
-    no_prompt: bool,
-    stdout: BinaryIO,
-) -> int:
+@dataclass(frozen=True)
+class _Options:
+    """The options of one `chazz` run."""
+
+    html_path: str | None
+    open_browser: bool | None
+    trace: bool
+    max_steps: int | None
+    engine: Engine
+    no_prompt: bool
+
+
+def _run(args: tuple[str, ...], options: _Options, stdout: BinaryIO) -> int:
     try:
         grid = load_program(args[0])
     except LoadError as exc:
         _error_lines(*exc.lines)
         return 1
-    if html_path is not None or (len(args) > 1 and args[1] == "true"):
-        target = html_path if html_path is not None else DEFAULT_HTML
+    if options.html_path is not None or (len(args) > 1 and args[1] == "true"):
+        target = options.html_path if options.html_path is not None else DEFAULT_HTML
         try:
             export_html(grid, target)
         except OSError as exc:
             _error_lines(f"Could not open HTML file for writing: {exc.strerror or exc}")
         else:
-            if _should_open(open_browser):
+            if _should_open(options.open_browser):
                 _open_in_browser(target)
     stderr = sys.stderr
     io = MachineIO(
         write=_writer(stdout),
         read_byte=_reader(sys.stdin.buffer),
-        prompt=not no_prompt,
-        trace=(lambda line: stderr.write(line + "\n")) if trace else None,
+        prompt=not options.no_prompt,
+        trace=(lambda line: stderr.write(line + "\n")) if options.trace else None,
         interactive=sys.stdin.isatty(),
     )
     write = io.write
     try:
-        run(grid, io, engine=engine, max_steps=max_steps)
+        run(grid, io, engine=options.engine, max_steps=options.max_steps)
     except LoopError as exc:
         write(exc.message)
         return 1

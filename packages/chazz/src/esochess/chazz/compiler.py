@@ -347,7 +347,6 @@ class _Codegen:
 
     def open_loop(self, node: OpenLoop, block: _Block) -> bool:
         """An unmatched `B`: fails on 0; otherwise it just stays on the loop stack."""
-        w = self.writer
         # Constant output must reach `out` before any branch that may raise.
         self.flush_text(block)
         if self.traced:
@@ -356,25 +355,17 @@ class _Codegen:
         else:
             block.steps += 1
             known = block.value(block.shift)
+        if known is None:
+            self.materialize(block, block.shift)
+        self.flush_steps(block)
+        test = f"{self.cell(block.shift)} & {MASK32}"
         if node.depth >= MAX_LOOP_DEPTH or known == 0:
             if known is None:
-                self.materialize(block, block.shift)
-                self.flush_steps(block)
-                w.line(f"if {self.cell(block.shift)} & {MASK32}:")
-                w.indent += 1
-                self.raise_error(block, _OVERFLOW)
-                w.indent -= 1
-            else:
-                self.flush_steps(block)
+                self.raise_if(block, test, _OVERFLOW)
             self.raise_error(block, _NOT_FOUND if known == 0 else _OVERFLOW)
             return False
         if known is None:
-            self.materialize(block, block.shift)
-            self.flush_steps(block)
-            w.line(f"if not ({self.cell(block.shift)} & {MASK32}):")
-            w.indent += 1
-            self.raise_error(block, _NOT_FOUND)
-            w.indent -= 1
+            self.raise_if(block, f"not ({test})", _NOT_FOUND)
         return True
 
     def loop(self, node: Loop, block: _Block) -> bool:
@@ -421,9 +412,12 @@ class _Codegen:
 
     def overflow_check(self, block: _Block) -> None:
         """A `B` at depth 256 overflows on a non-zero cell and skips its body on 0."""
-        self.writer.line(f"if {self.cell(block.shift)} & {MASK32}:")
+        self.raise_if(block, f"{self.cell(block.shift)} & {MASK32}", _OVERFLOW)
+
+    def raise_if(self, block: _Block, test: str, kind: int) -> None:
+        self.writer.line(f"if {test}:")
         self.writer.indent += 1
-        self.raise_error(block, _OVERFLOW)
+        self.raise_error(block, kind)
         self.writer.indent -= 1
 
     def unroll(self, node: Loop, block: _Block) -> bool:
