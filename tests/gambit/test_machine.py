@@ -216,3 +216,61 @@ def test_chance_is_seeded_and_forks_share_the_future() -> None:
         m.run_until_decision()
         outs.append(io.lines)
     assert outs[0] == outs[1] and len(outs[0]) == 1
+
+
+def run_all_first(src: str) -> tuple[list[str], list[str]]:
+    """Play a program answering every decision with option 1; (prompts, output)."""
+    io = Recorder()
+    m = Machine(compiled(src), seed=1, players=2, io=io)
+    prompts = []
+    out = m.run_until_decision()
+    while isinstance(out, Decision):
+        prompts.append(out.prompt or "")
+        m.choose(1 if out.k is None else tuple(range(1, out.k + 1)))
+        out = m.run_until_decision()
+    return prompts, io.lines
+
+
+def test_choices_inside_expressions() -> None:
+    src = """fn f(int a) => a * 10
+pick(Player p) -> int => p choose ("pick") [1, 2]
+twice(Player p) -> int {
+    a = pick(p)
+    return a + pick(p)
+}
+state int [Player score]
+gain(Player p) { p.score += pick(p) }
+main() {
+    p = Player[1]
+    print(f(p choose ("direct") [3, 4]) + f(pick(p)))
+    print(p choose ("again") [7, 8])
+    if p choose ("cond") bool { print("yes") } else { print("no") }
+    for y in p choose[2] ("two") [1, 2, 3]: print(y)
+    print(twice(p) + twice(p))
+    Procedure g = gain
+    g(p)
+    p:g()
+    print(p.score)
+    print(match pick(p) { 1: "one", else: "two" })
+}
+"""
+    prompts, lines = run_all_first(src)
+    assert lines == ["40", "7", "no", "1", "2", "4", "2", "one"]
+    assert prompts[:5] == ["direct", "pick", "again", "cond", "two"]
+
+
+def test_short_circuit_does_not_ask() -> None:
+    src = """pick(Player p, str why) -> bool => p choose (why) bool
+main() {
+    p = Player[1]
+    a = false and pick(p, "never 1")
+    b = true or pick(p, "never 2")
+    c = true and pick(p, "asked 1")
+    x = if { c: 1, pick(p, "asked 2"): 2, else: 3 }
+    y = match x { 1: pick(p, "never 3"), else: pick(p, "asked 3") }
+    print(a, b, c, x, y)
+}
+"""
+    prompts, lines = run_all_first(src)
+    assert prompts == ["asked 1", "asked 2", "asked 3"]
+    assert lines == ["false true false 3 false"]

@@ -442,7 +442,9 @@ class Compiler:
     def stmt(self, s: A.Stmt) -> None:
         if isinstance(s, A.ExprStmt):
             c = self.ev(s.expr)
-            if not self.pauses(s.expr):
+            if not self.is_pausing_node(s.expr):
+                # A lone choose or pausing call is already an instruction; anything
+                # around it (a print of a choice, …) still has to run.
                 self.emit(OP_EXEC, c)
             return
         if isinstance(s, A.DeclStmt):
@@ -738,9 +740,25 @@ class Compiler:
                 return True
         return False
 
+    def is_pausing_node(self, e: A.Expr) -> bool:
+        """True when `e` itself (not a sub-expression) is a pausing instruction."""
+        if not self.in_proc:
+            return False
+        if isinstance(e, A.Choose):
+            return True
+        if isinstance(e, A.Call):
+            info = self.ann.get(id(e))
+            return isinstance(info, tuple) and (
+                (info[0] == "call" and info[1] in self.pausing) or info[0] == "value"
+            )
+        return False
+
     def lower(self, e: A.Expr) -> Ev:
         if not self.pauses(e):
             return self.expr(e)
+        conditional = self.lower_conditional(e)
+        if conditional is not None:
+            return conditional
         kids = _children(e)
         last = max((k for k, c in enumerate(kids) if self.pauses(c)), default=-1)
         for k, c in enumerate(kids):
@@ -766,6 +784,72 @@ class Compiler:
                 self.emit(OP_CALL, self.call_resolver(e), tmp, e.pos)
                 return self.wrap_conv(e, _reader(tmp))
         return self.expr(e)
+
+    def lower_conditional(self, e: A.Expr) -> Ev | None:
+        """Lower `and`/`or`, if- and match-expressions whose later parts may pause, with
+        jumps, so that a part that is not reached does not run (or ask anything)."""
+        if isinstance(e, A.Binary) and e.op in ("and", "or") and self.pauses(e.right):
+            left = self.lower(e.left)
+            tmp = self.new_temp()
+            self.emit(OP_SET, tmp, lambda m, L: truthy(left(m, L)))
+            if e.op == "and":
+                jf = self.emit(OP_JF, lambda m, L: L[tmp], -1)
+            else:
+                jf = self.emit(OP_JF, lambda m, L: not L[tmp], -1)
+            right = self.lower(e.right)
+            self.emit(OP_SET, tmp, lambda m, L: truthy(right(m, L)))
+            self.patch(jf, self.here())
+            return self.wrap_conv(e, _reader(tmp))
+        if isinstance(e, A.IfExpr) and any(
+            self.pauses(x) for x in _children(e)[1:]
+        ):
+            tmp = self.new_temp()
+            ends = []
+            has_else = False
+            for arm in e.arms:
+                jf: int | None = None
+                if arm.cond is not None:
+                    c = self.lower(arm.cond)
+                    jf = self.emit(OP_JF, lambda m, L, c=c: truthy(c(m, L)), -1)
+                else:
+                    has_else = True
+                self.emit(OP_SET, tmp, self.lower(arm.value))
+                ends.append(self.emit(OP_JUMP, -1))
+                if jf is not None:
+                    self.patch(jf, self.here())
+                if has_else:
+                    break
+            if not has_else:
+                self.emit(OP_SET, tmp, lambda m, L: None)
+            for j in ends:
+                self.patch(j, self.here())
+            return self.wrap_conv(e, _reader(tmp))
+        if isinstance(e, A.MatchExpr) and any(self.pauses(a.value) for a in e.arms):
+            subj = self.new_temp()
+            tmp = self.new_temp()
+            self.emit(OP_SET, subj, self.lower(e.subject))
+            ends = []
+            for marm in e.arms:
+                jm: int | None = None
+                if marm.pattern is not None:
+                    match = self.pattern(marm.pattern)
+                    jm = self.emit(
+                        OP_JF, lambda m, L, match=match: match(m, L, L[subj]), -1
+                    )
+                self.emit(OP_SET, tmp, self.lower(marm.value))
+                ends.append(self.emit(OP_JUMP, -1))
+                if jm is not None:
+                    self.patch(jm, self.here())
+            pos = first_pos(e.subject)
+
+            def no_arm(m: Machine, L: list[Any]) -> None:
+                raise RunError(pos, f"no match arm matched value {m.display(L[subj])}")
+
+            self.emit(OP_EXEC, no_arm)
+            for j in ends:
+                self.patch(j, self.here())
+            return self.wrap_conv(e, _reader(tmp))
+        return None
 
     def choose_spec(self, e: A.Choose) -> Ev:
         player = self.expr(e.player)
