@@ -117,18 +117,9 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
     """
     found: list[LegalOption] = []
     for key in candidates(decision):
-        f = pausing_fork(machine)
-        f.choose(key)
-        try:
-            out = f.run_until_pause()
-            legal = ends_turn(out, decision.seat)
-            if legal is None:
-                assert isinstance(out, Decision)
-                legal = _completes(f, out, decision.seat)
-        except GambitRuntimeError as err:
-            raise exploring_error(err, decision, key) from None
-        if legal:
-            found.append(LegalOption(key, f, out))
+        option = try_option(machine, decision, key)
+        if option is not None:
+            found.append(option)
     return found
 
 
@@ -182,7 +173,7 @@ def chosen_label(decision: Decision, key: Key) -> str:
 
 def decision_header(decision: Decision) -> str:
     """`[Player N] PROMPT` (or `Choose:`), with ` (choose K)` for `choose[K]` (§10.5)."""
-    text = f"[Player {decision.seat}] {decision.prompt if decision.prompt is not None else 'Choose:'}"
+    text = decision_header_plain(decision)
     if decision.k is not None:
         text += f" (choose {decision.k})"
     return text
