@@ -793,12 +793,12 @@ class Compiler:
             tmp = self.new_temp()
             self.emit(OP_SET, tmp, lambda m, L: truthy(left(m, L)))
             if e.op == "and":
-                jf = self.emit(OP_JF, lambda m, L: L[tmp], -1)
+                skip = self.emit(OP_JF, lambda m, L: L[tmp], -1)
             else:
-                jf = self.emit(OP_JF, lambda m, L: not L[tmp], -1)
+                skip = self.emit(OP_JF, lambda m, L: not L[tmp], -1)
             right = self.lower(e.right)
             self.emit(OP_SET, tmp, lambda m, L: truthy(right(m, L)))
-            self.patch(jf, self.here())
+            self.patch(skip, self.here())
             return self.wrap_conv(e, _reader(tmp))
         if isinstance(e, A.IfExpr) and any(
             self.pauses(x) for x in _children(e)[1:]
