@@ -74,7 +74,8 @@ class _ChazzCommand(click.Command):
         **extra: Any,
     ) -> click.Context:
         if args and args[0] == "from-bf":
-            return from_bf.make_context("from-bf", args[1:], parent=parent, **extra)
+            name = f"{info_name} from-bf" if info_name else "from-bf"
+            return from_bf.make_context(name, args[1:], parent=parent, **extra)
         return super().make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx: click.Context) -> Any:
