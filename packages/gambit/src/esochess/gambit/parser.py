@@ -552,7 +552,12 @@ def parse(source: str, path: str) -> A.Program:
     try:
         tree = _run(parser, text, toks)
     except lark.exceptions.UnexpectedInput as exc:
-        raise _syntax_error(exc, path, text) from None
+        err = _syntax_error(exc, path, text)
+        choose = _after_choose(toks, exc)
+        if choose is not None:
+            err = SourceError(path, choose.line, choose.col, "choose needs options (a list, "
+                              "a selector, a range or a type name)").with_source(text)
+        raise err from None
     except lark.exceptions.VisitError as exc:
         if isinstance(exc.orig_exc, SourceError):
             raise exc.orig_exc from None
@@ -566,6 +571,38 @@ def parse(source: str, path: str) -> A.Program:
             raise exc.orig_exc.with_source(text) from None
         raise
     return A.Program(path, text, tuple(decls))
+
+
+def _after_choose(toks: list[Raw], exc: lark.exceptions.UnexpectedInput) -> Raw | None:
+    """The `choose` token when the parser stopped right where its options should be."""
+    tok: Token | None = getattr(exc, "token", None)
+    if tok is None:
+        return None
+    at = next((k for k, t in enumerate(toks) if t.pos == tok.start_pos and t.kind == tok.type),
+              None)  # fmt: skip
+    if at is None or at == 0:
+        return None
+    k = at - 1
+    if toks[k].kind == "RPAR":
+        depth = 0
+        while k >= 0:
+            kind = toks[k].kind
+            if kind == "RPAR":
+                depth += 1
+            elif kind in ("LPAR", "PROMPT_LPAR"):
+                depth -= 1
+                if depth == 0:
+                    break
+            k -= 1
+        if k < 0 or toks[k].kind != "PROMPT_LPAR":
+            return None
+        k -= 1
+    while k >= 0 and toks[k].kind in ("SECRET", "CHOOSE_RSQB"):
+        if toks[k].kind == "CHOOSE_RSQB":
+            while k >= 0 and toks[k].kind != "CHOOSE_LSQB":
+                k -= 1
+        k -= 1
+    return toks[k] if k >= 0 and toks[k].kind == "CHOOSE" else None
 
 
 def _type_names(toks: list[Raw]) -> set[str]:
