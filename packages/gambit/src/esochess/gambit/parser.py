@@ -535,13 +535,21 @@ def _syntax_error(exc: lark.exceptions.UnexpectedInput, path: str, source: str) 
 
 
 def _message_for(tok: Token | None, expected: list[str], found: str) -> str:
-    wanted = [TOKEN_NAMES.get(e, f"'{e.lower()}'") for e in expected if e in TOKEN_NAMES]
-    if not wanted:
-        wanted = ["an expression"] if "IDENT" in expected else [e.lower() for e in expected[:3]]
-    exp = wanted[0] if len(wanted) == 1 else "an expression" if "IDENT" in expected else (
-        " or ".join(wanted[:3])
-    )
-    return f"expected {exp}, found {found}"
+    """`expected X, found Y` with the most useful X among lark's expected terminals."""
+    exp = set(expected)
+    if {"LBRACE", "COLON"} <= exp and tok is not None and tok.type not in ("_NL", "$END"):
+        what = "'{' or ':' to start a block"
+    elif exp & {"IDENT", "INT", "STRING", "LPAR"} and not exp & {"_NL", "RBRACE"}:
+        what = "an expression"
+    elif "_NL" in exp or "RBRACE" in exp:
+        what = "the end of the statement"
+        if tok is not None and tok.type in ("_NL", "RBRACE", "$END"):
+            what = "an expression" if exp & {"IDENT", "INT"} else what
+    else:
+        names = [TOKEN_NAMES[e] for e in sorted(exp) if e in TOKEN_NAMES and e != "$END"]
+        names += [f"'{e.lower()}'" for e in sorted(exp) if e not in TOKEN_NAMES][: 3 - len(names)]
+        what = " or ".join(names[:3]) if names else "something else"
+    return f"expected {what}, found {found}"
 
 
 def parse(source: str, path: str) -> A.Program:
