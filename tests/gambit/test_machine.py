@@ -274,3 +274,32 @@ main() {
     prompts, lines = run_all_first(src)
     assert prompts == ["asked 1", "asked 2", "asked 3"]
     assert lines == ["false true false 3 false"]
+
+
+def test_function_values_dispatch_at_run_time() -> None:
+    src = """enum Suit { HEARTS, SPADES }
+enum Rank { ACE, TWO }
+entity Card
+fixed Suit [Card suit]
+fixed Rank [Card rank]
+fn v(Card<rank: ACE> c) => 1
+fn v(Card<suit: SPADES> c) => 2
+fn v(Card c) => 0
+fn double(int n) => n * 2
+main() {
+    Card c = Card(suit: HEARTS, rank: TWO)
+    Card d2 = Card(suit: SPADES, rank: ACE)
+    Function f = v
+    Function d = double
+    print(f(c), d(3))
+    print(LAST)
+}
+"""
+    io = Recorder()
+    with pytest.raises(GambitRuntimeError) as exc:
+        Machine(compiled(src.replace("LAST", "f(d2)")), seed=0, players=2, io=io).run_until_decision()
+    assert io.lines == ["0 6"]
+    assert exc.value.message.startswith("ambiguous call to 'v': v(Card<rank: ACE> c) and ")
+    with pytest.raises(GambitRuntimeError) as exc2:
+        Machine(compiled(src.replace("LAST", 'd("x")')), seed=0, players=2).run_until_decision()
+    assert exc2.value.message == 'no overload of \'double\' accepts ("x")'

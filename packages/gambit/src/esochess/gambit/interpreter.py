@@ -45,6 +45,7 @@ from esochess.gambit.values import (
     FuncVal,
     Inst,
     StructVal,
+    display,
     is_superset,
     make_multi,
     multi_members,
@@ -77,6 +78,10 @@ class Overload:
     tests: list[tuple[int, Callable[[Machine, Any], bool]]]
     rank: int
     label: str
+    # The cells (§7.5) this overload matches; None when its set has no entity positions.
+    cells: frozenset[int] | None = None
+    # Run-time type tests of every parameter, for calls through Function values.
+    types: list[Callable[[Any], bool]] = field(default_factory=list)
 
 
 @dataclass
@@ -360,12 +365,22 @@ class Compiler:
             if arity not in cache:
                 cache[arity] = self.ck_set(name, arity)
             rank = 0
+            cells = None
             info = cache[arity]
             if info is not None:
-                cells, matches, positions, group = info
+                _, matches, _, group = info
                 if f in group:
-                    rank = len(matches[group.index(f)])
-            out.append(Overload(f, self.codes[id(f.decl)], tests, rank, _sig(self.sym, f)))
+                    cells = matches[group.index(f)]
+                    rank = len(cells)
+            type_tests = [
+                type_test(T.EntityT(t.entity) if isinstance(t, T.SelT) else t)
+                if not isinstance(t, T.UnionT) or not any(isinstance(m, T.SelT) for m in t.members)
+                else type_test(T.union([T.EntityT(m.entity) if isinstance(m, T.SelT) else m
+                                        for m in t.members]))
+                for t in f.params
+            ]  # fmt: skip
+            out.append(Overload(f, self.codes[id(f.decl)], tests, rank, _sig(self.sym, f),
+                                cells, type_tests))  # fmt: skip
         out.sort(key=lambda o: (o.rank, o.info.index))
         return out
 
@@ -1501,13 +1516,23 @@ def _dispatch(
     m: Machine, name: str, group: list[Overload], vals: list[Any], pos: A.Pos, *,
     strict: bool, trace: bool = False,
 ) -> Code:  # fmt: skip
-    """§7.4: the least applicable overload (group is sorted most specific first)."""
+    """§7.4: the least applicable overload (group is sorted most specific first).
+
+    `strict` is for calls through Function/Procedure values, which the checker cannot see:
+    argument types are tested and an ambiguity is a run-time error.
+    """
+    if strict:
+        group = [o for o in group if all(t(v) for t, v in zip(o.types, vals, strict=True))]
     applicable = [o for o in group if all(t(m, vals[i]) for i, t in o.tests)]
     if not applicable:
-        raise RunError(pos, f"no overload of '{name}' accepts these arguments")
+        shown = ", ".join(display(v, m._name_of, True) for v in vals)
+        raise RunError(pos, f"no overload of '{name}' accepts ({shown})")
     best = applicable[0]
-    if strict and len(applicable) > 1 and applicable[1].rank == best.rank:
-        raise RunError(pos, f"ambiguous call to '{name}'")
+    if strict and best.cells is not None:
+        for other in applicable[1:]:
+            if other.cells is not None and not best.cells <= other.cells:
+                raise RunError(pos, f"ambiguous call to '{name}': {best.label} and "
+                               f"{other.label} both apply, and neither is more specific")
     if trace and m.tracing:
         m.trace(pos, f"call {name} -> line {best.info.decl.pos[0]} {best.label}")
     return best.code
