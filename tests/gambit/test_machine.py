@@ -303,3 +303,19 @@ main() {
     with pytest.raises(GambitRuntimeError) as exc2:
         Machine(compiled(src.replace("LAST", 'd("x")')), seed=0, players=2).run_until_decision()
     assert exc2.value.message == 'no overload of \'double\' accepts ("x")'
+
+
+def test_notation_errors_point_at_the_literal() -> None:
+    src = """struct D { num n = 0.0 }
+notation D ([0-9]+)~([0-9]+) => t, a, b {
+    value.n = as_integer(a) / as_integer(b)
+}
+main() {
+    print('1~0'.n)
+}
+"""
+    with pytest.raises(GambitRuntimeError) as exc:
+        Machine(compiled(src), seed=0, players=2).run_until_decision()
+    err = exc.value
+    assert (err.line, err.column, err.message) == (6, 11, "division by zero")
+    assert [n.render() for n in err.notes] == ["prog.gmb:3:29: note: in the notation for D"]

@@ -1245,7 +1245,13 @@ class Compiler:
             init = lambda m, L: None  # noqa: E731
 
         def run(m: Machine, L: list[Any]) -> Any:
-            v = m.call(code, [init(m, L), *groups], pos)
+            try:
+                v = m.call(code, [init(m, L), *groups], pos)
+            except RunError as err:
+                # Reported at the literal, with a note into the notation body (§9.7).
+                moved = RunError(pos, err.message)
+                moved.notes = [(err.pos, f"in the notation for {info.type_name}"), *err.notes]
+                raise moved from None
             if v is None:
                 raise RunError(pos, f"notation '{text}' produced no value")
             return v

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from esochess.fen import SourceError, format_diagnostic
+from esochess.fen import Note, SourceError, format_diagnostic
 from esochess.gambit.values import UNSET, Inst, display
 
 if TYPE_CHECKING:
@@ -104,6 +104,8 @@ class RunError(Exception):
         self.message = message
         # (callee name, call position) of the synchronous calls it left, innermost first.
         self.trail: list[tuple[str, Pos]] = []
+        # Related places, rendered as `FILE:LINE:COL: note: …` lines.
+        self.notes: list[tuple[Pos, str]] = []
 
 
 class GameEnd(Exception):
@@ -315,7 +317,7 @@ class Machine:
         except IllegalSignal as sig:
             return Illegal(sig.pos[0], sig.pos[1], sig.seat, sig.new_turn)
         except RunError as err:
-            raise self._runtime_error(err.pos, err.message, err.trail) from None
+            raise self._runtime_error(err.pos, err.message, err.trail, err.notes) from None
         except RecursionError:
             raise self._runtime_error(
                 self._top_pos(), f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded"
@@ -575,7 +577,11 @@ class Machine:
         return (1, 1)
 
     def _runtime_error(
-        self, pos: Pos, message: str, trail: Sequence[tuple[str, Pos]] = ()
+        self,
+        pos: Pos,
+        message: str,
+        trail: Sequence[tuple[str, Pos]] = (),
+        notes: Sequence[tuple[Pos, str]] = (),
     ) -> GambitRuntimeError:
         path = self.program.path
         # Activations from the outermost (main) to the innermost: (name, call position).
@@ -596,6 +602,7 @@ class Machine:
             message,
             severity="runtime error",
             source_line=_line_of(self.program.source, pos[0]),
+            notes=tuple(Note(path, p[0], p[1], text) for p, text in notes),
             trace_lines=tuple(lines),
         )
 
