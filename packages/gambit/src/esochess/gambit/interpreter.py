@@ -1131,10 +1131,11 @@ class Compiler:
             return place_call
         args = [self.expr(a.value) for a in e.args]
         if name == "print" and all(self.effect_free(a.value) for a in e.args):
-            # Output is dropped without an I/O object (forks, playouts), and evaluating
-            # effect-free arguments there changes nothing but the time taken.
+            # A fork's output is dropped, and evaluating effect-free arguments there only
+            # costs time. (A run-time error in such an argument then surfaces only in
+            # an execution that prints.)
             def quiet_print(m: Machine, L: list[Any]) -> Any:
-                if m.io is None:
+                if m.io is None and m.forked:
                     return None
                 m.output(" ".join(m.display(a(m, L)) for a in args))
                 return None

@@ -289,6 +289,8 @@ class Machine:
         self.selector_cache: dict[Any, tuple[Inst, ...]] = {}
         # Set by the game layer on look-ahead forks: stop at a `commit` (§10.3, §10.4).
         self.pause_at_commit = False
+        # True for machines made by fork(): their output is never seen.
+        self.forked = False
 
     # ----------------------------------------------------------------- public API
 
@@ -364,6 +366,7 @@ class Machine:
         m.finished = self.finished
         m.selector_cache = dict(self.selector_cache)
         m.pause_at_commit = self.pause_at_commit
+        m.forked = True
         return m
 
     def reseed(self, n: int) -> None:
