@@ -532,3 +532,11 @@ def test_40_runtime_error_format(tmp_path: Path) -> None:
         "                            ^\n"
         f"  called from main at {name}:3:11\n"
     )
+
+
+def test_30_card_notation_in_blackjack(tmp_path: Path) -> None:
+    from lang_helpers import EXAMPLES, gambit
+
+    r = gambit("run", str(EXAMPLES / "blackjack.gmb"), "--players", "random", "--seed", "1")
+    assert r.exit_code == 0, r.stderr
+    assert r.lines[0] == "Notation check: AS 11 10H 10 QD 10"
