@@ -149,9 +149,8 @@ MCTS_GAMES = [
 
 @pytest.mark.parametrize("game", MCTS_GAMES)
 def test_every_game_completes_with_mcts(game: Game) -> None:
-    # §17 check 37, last item: every example completes a game with mcts:50, seed 1.
-    r = gambit(
-        "run", str(game.path), "--players", "mcts:50", "--seed", "1", "--quiet", *limit(game)
-    )
+    # §17 check 37, last item: every example completes a game with mcts:50, seed 1
+    # (uncapped: checkers takes ~1.5 CPU minutes, minichess ~15 s).
+    r = gambit("run", str(game.path), "--players", "mcts:50", "--seed", "1", "--quiet")
     assert r.exit_code == 0, r.stderr
     assert r.stdout.splitlines()[-1].endswith(RESULT_LINES)
