@@ -28,6 +28,7 @@ import chess.pgn
 from esochess.cqlvars import ast
 from esochess.cqlvars.checker import CheckedQuery, check_query
 from esochess.cqlvars.evaluator import Compiler, Ctx, GameModel
+from esochess.cqlvars.light import LightModel, read_light
 from esochess.cqlvars.output import render_game
 from esochess.cqlvars.parser import parse_query
 from esochess.cqlvars.transforms import expand_body
@@ -115,6 +116,7 @@ class CompiledQuery:
     prefilters: list[Any]
     warnings: list[SourceError] = field(default_factory=list)
     keepalive: list[Any] = field(default_factory=list)
+    needs_comments: bool = False
 
     @property
     def uses_persistent(self) -> bool:
@@ -176,7 +178,9 @@ def compile_query(
     body = expand_body(checked.body, checked.types)
     compiler = Compiler(checked, path, text)
     tester = compiler.body(body)
-    prefilters = [compiler.test(e) for e in body if _tag_only(e)]
+    # Skipping a game must not change persistent values or message lines (§2.5).
+    effects = bool(checked.persistent) or _uses(body, ast.Emit)
+    prefilters = [] if effects else [compiler.test(e) for e in body if _tag_only(e)]
     assigned_slots = {
         compiler.slots.slot(name): value for name, value in checked.assigned.items()
     }
@@ -192,7 +196,24 @@ def compile_query(
         prefilters=prefilters,
         warnings=list(checked.warnings),
         keepalive=[query, checked.body, body],
+        needs_comments=_uses(body, ast.OriginalComment),
     )
+
+
+def _uses(nodes: tuple[ast.Node, ...], kind: type) -> bool:
+    """True if any node of the given class occurs in the trees."""
+    stack: list[object] = list(nodes)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, kind):
+            return True
+        if isinstance(item, ast.Node):
+            for value in vars(item).values():
+                if isinstance(value, ast.Node):
+                    stack.append(value)
+                elif isinstance(value, tuple):
+                    stack.extend(v for v in value if isinstance(v, ast.Node))
+    return False
 
 
 def _tag_only(node: ast.Node) -> bool:
@@ -206,38 +227,6 @@ def _tag_only(node: ast.Node) -> bool:
             isinstance(n, (ast.GameInfo, ast.IntLit, ast.StrLit)) for n in (node.left, node.right)
         )
     return False
-
-
-class _ScopedBuilder(chess.pgn.GameBuilder):  # type: ignore[type-arg]
-    """GameBuilder that skips variations when they are out of scope (§2.4)."""
-
-    skip_variations = True
-
-    def begin_variation(self) -> Any:
-        if self.skip_variations:
-            return chess.pgn.SKIP
-        return super().begin_variation()
-
-    def end_variation(self) -> None:
-        # read_game reports the end of a skipped variation too; nothing was pushed.
-        if not self.skip_variations:
-            super().end_variation()
-
-
-def _read(text: str, variations: bool) -> chess.pgn.Game | None:
-    builder = type("Builder", (_ScopedBuilder,), {"skip_variations": not variations})
-    game: chess.pgn.Game | None = chess.pgn.read_game(io.StringIO(text), Visitor=builder)
-    return game
-
-
-def game_error(game: chess.pgn.Game) -> str | None:
-    """The message of a PGN error that makes a game unusable, or None (§1.7.3)."""
-    variant = game.headers.get("Variant", "")
-    if variant.strip().lower() not in STANDARD_VARIANTS:
-        return f"unsupported variant {variant!r}"
-    if game.errors:
-        return str(game.errors[0])
-    return None
 
 
 def build_model(game: chess.pgn.Game, variations: bool) -> GameModel:
@@ -260,21 +249,35 @@ def build_model(game: chess.pgn.Game, variations: bool) -> GameModel:
 
 
 def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameOutcome:
-    """Evaluate one game (spec §2.5 steps 2-5)."""
+    """Evaluate one game (spec §2.5 steps 2-5).
+
+    The game is read with the light model (no GameNode tree; header prefilter first);
+    only a matched game is parsed again with GameBuilder, for output.
+    """
     variations = compiled.variations
-    headers = chess.pgn.read_headers(io.StringIO(item.text))
-    if headers is not None and not compiled.prefilter(headers, item.number):
-        return GameOutcome(item.number, prefiltered=True)
-    game = _read(item.text, variations)
+    number = item.number
+    game = read_light(
+        item.text,
+        variations=variations,
+        comments=compiled.needs_comments,
+        prefilter=lambda headers: compiled.prefilter(headers, number),
+    )
     if game is None:
-        return GameOutcome(item.number)
-    problem = game_error(game)
+        return GameOutcome(number)
+    if game.skipped:
+        return GameOutcome(number, prefiltered=True)
+    variant = game.headers.get("Variant", "")
+    problem = None
+    if variant.strip().lower() not in STANDARD_VARIANTS:
+        problem = f"unsupported variant {variant!r}"
+    elif game.error is not None:
+        problem = str(game.error)
     if problem is not None:
         return GameOutcome(
-            item.number,
-            error=f"{item.path}:{item.line}: game {item.number}: error: {problem} (game skipped)",
+            number,
+            error=f"{item.path}:{item.line}: game {number}: error: {problem} (game skipped)",
         )
-    model = build_model(game, variations)
+    model = LightModel(game)
     slots: list[Any] = [None] * compiled.slot_count
     for slot, value in compiled.assigned_slots.items():
         slots[slot] = value
@@ -327,11 +330,8 @@ def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameO
         else:
             key.append((1, 0))
     key.append(item.number)
-    if variations:
-        output_game = game
-    else:
-        full = chess.pgn.read_game(io.StringIO(item.text))
-        output_game = full if full is not None else game
+    output_game = chess.pgn.read_game(io.StringIO(item.text))
+    assert output_game is not None  # the light reader found this very game
     pgn = render_game(
         output_game,
         variations=variations,
