@@ -82,6 +82,8 @@ class ProgramChecker:
         self.ret_state: dict[int, str] = {}
         self.set_cache: dict[tuple[str, int], Any] = {}
         self.notation_cache: dict[str, list[NotationInfo]] = {}
+        # Calls of user functions from static contexts: (position, name, context label).
+        self.static_calls: list[tuple[A.Pos, str, str]] = []
 
     # ----------------------------------------------------------- diagnostics
     def err(self, pos: A.Pos, message: str, notes: tuple[Note, ...] = ()) -> None:
@@ -111,6 +113,12 @@ class ProgramChecker:
             for f in fs:
                 self.func_ret(f)
             self.overload_rules(name, fs)
+        if self.static_calls:
+            static = static_function_names(self.sym, self.out.ann, strict=True)
+            for pos, name, label in self.static_calls:
+                if name not in static:
+                    self.err(pos, f"{label} must be static: it calls '{name}', which reads the "
+                             "game state, selectors or instance lists")  # fmt: skip
         return self.out
 
     # ----------------------------------------------------------- properties
@@ -231,6 +239,12 @@ class ProgramChecker:
                     return
             info = self.overload_set(name, arity)
             if info is None:
+                for fa, fb in itertools.combinations(group, 2):
+                    if fa.params == fb.params:
+                        self.err(fb.decl.pos, f"duplicate overload of '{name}': same parameters "
+                                 f"as line {fa.decl.pos[0]}",
+                                 (self.sym.note(fa.decl.pos, "first here"),))  # fmt: skip
+                        return
                 continue
             matches = info[1]
             for a, b in itertools.combinations(range(len(group)), 2):
@@ -574,6 +588,71 @@ def _const_entry(pc: ProgramChecker, e: A.Entry, p: PropInfo, v: Any) -> bool:
 def check(program: A.Program) -> Checked:
     """Check a parsed program; errors and warnings are in the result."""
     return ProgramChecker(program).run()
+
+
+def static_function_names(sym: Symbols, ann: dict[Any, Any], *, strict: bool) -> set[str]:
+    """Function sets whose bodies (transitively) read no state and no traits.
+
+    `strict` is the rule for property defaults (§2.6.5): no selectors, no instance lists and
+    no notations either. Otherwise instance lists and static selectors are allowed: such a
+    function depends only on its arguments and the set of instances.
+    """
+    reads: set[str] = set()
+    calls: dict[str, set[str]] = {}
+    for name, fs in sym.funcs.items():
+        if not fs[0].pure:
+            continue
+        found: set[str] = set()
+        if not all(_static_node(f.decl, ann, found, strict) for f in fs):
+            reads.add(name)
+        calls[name] = found
+    static = {n for n in calls if n not in reads}
+    changed = True
+    while changed:
+        changed = False
+        for n in list(static):
+            if not calls[n] <= static:
+                static.discard(n)
+                changed = True
+    return static
+
+
+def _static_node(node: Any, ann: dict[Any, Any], called: set[str], strict: bool) -> bool:
+    """False when `node` may read state or traits (or, if strict, dynamic data at all)."""
+    if isinstance(node, (A.Name, A.Member)):
+        info = ann.get(id(node))
+        if isinstance(info, tuple):
+            if info[0] in ("prop", "nary") and info[1].kind != "fixed":
+                return False
+            if strict and info[0] == "entities":
+                return False
+    elif isinstance(node, A.Entry):
+        info = ann.get(id(node))
+        if info is None or info.kind != "fixed":
+            return False
+    elif isinstance(node, A.SelectorExpr) and strict:
+        return False
+    elif isinstance(node, A.NotationLit):
+        return False
+    elif isinstance(node, A.Call):
+        info = ann.get(id(node))
+        if isinstance(info, tuple):
+            if info[0] == "value":
+                return False
+            if info[0] == "call":
+                called.add(info[1])
+    elif isinstance(node, A.PType):
+        if isinstance(ann.get(id(node)), T.SelT):
+            return False
+    if isinstance(node, (list, tuple)):
+        return all(_static_node(x, ann, called, strict) for x in node)
+    if hasattr(node, "__dataclass_fields__"):
+        return all(
+            _static_node(getattr(node, f), ann, called, strict)
+            for f in node.__dataclass_fields__
+            if f != "pos"
+        )
+    return True
 
 
 ARITH = {"+", "-", "*", "/", "%"}
@@ -1757,6 +1836,8 @@ class BodyChecker:
             self.err(e.pos, f"{self.label()} cannot call procedure '{name}'")
         if self.ctx.static and not fs[0].pure:
             self.err(e.pos, f"{self.label()} must be static: it calls procedure '{name}'")
+        elif self.ctx.static:
+            self.pc.static_calls.append((e.pos, name, self.label()))
         self.pc.out.calls.setdefault(self.ctx.name, set()).add(name)
         arg_types: list[T.Type] = []
         for i, a in enumerate(e.args):

@@ -18,7 +18,7 @@ from esochess.fen import SourceError
 from esochess.gambit import ast as A
 from esochess.gambit import builtins as B
 from esochess.gambit import types as T
-from esochess.gambit.checker import Checked, check
+from esochess.gambit.checker import Checked, check, static_function_names
 from esochess.gambit.machine import (
     OP_CALL,
     OP_CHOOSE,
@@ -216,61 +216,8 @@ class Compiler:
         return out
 
     def static_functions(self) -> set[str]:
-        """Function sets whose bodies read only fixed properties and instance lists."""
-        reads_state: set[str] = set()
-        calls: dict[str, set[str]] = {}
-        for name, fs in self.sym.funcs.items():
-            if not fs[0].pure:
-                continue
-            found: set[str] = set()
-            if not all(self.static_body(f.decl, found) for f in fs):
-                reads_state.add(name)
-            calls[name] = found
-        static = {n for n in calls if n not in reads_state}
-        changed = True
-        while changed:
-            changed = False
-            for n in list(static):
-                if not calls[n] <= static:
-                    static.discard(n)
-                    changed = True
-        return static
-
-    def static_body(self, node: Any, called: set[str]) -> bool:
-        """False when `node` may read state, traits or dynamic data; collects calls."""
-        if isinstance(node, (A.Name, A.Member)):
-            info = self.ann.get(id(node))
-            if isinstance(info, tuple) and info[0] in ("prop", "nary"):
-                if info[1].kind != "fixed":
-                    return False
-            if isinstance(node, A.Name) and isinstance(info, tuple) and info[0] == "func":
-                return False
-        elif isinstance(node, A.Entry):
-            info = self.ann.get(id(node))
-            if info is None or info.kind != "fixed":
-                return False
-        elif isinstance(node, A.NotationLit):
-            return False
-        elif isinstance(node, A.Call):
-            info = self.ann.get(id(node))
-            if isinstance(info, tuple):
-                if info[0] == "value":
-                    return False
-                if info[0] == "call":
-                    called.add(info[1])
-        elif isinstance(node, A.PType):
-            t = self.ann.get(id(node))
-            if isinstance(t, T.SelT):
-                return False
-        if isinstance(node, (list, tuple)):
-            return all(self.static_body(x, called) for x in node)
-        if hasattr(node, "__dataclass_fields__"):
-            return all(
-                self.static_body(getattr(node, f), called)
-                for f in node.__dataclass_fields__
-                if f != "pos"
-            )
-        return True
+        """Function sets that read only fixed data and instance lists (memoisable)."""
+        return static_function_names(self.sym, self.ann, strict=False)
 
     def pausing_procs(self) -> set[str]:
         """Procedures that may reach a `choose` or a `commit` (directly, by call, or via
