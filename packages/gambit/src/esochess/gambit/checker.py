@@ -745,6 +745,9 @@ class BodyChecker:
         if t == T.NOVALUE:
             self.err(at, "this call returns no value")
             return
+        if t == T.ANY and target != T.ANY:
+            self.err(at, f"narrow this any value with 'is' first (expected {T.show(target)})")
+            return
         if T.is_subtype(t, target):
             if t == T.INT and T.NUM in T.members(target) and T.INT not in T.members(target):
                 self.conv[id(e)] = ("num",)
@@ -1458,6 +1461,9 @@ class BodyChecker:
         t = self.ex(e.operand, None)
         if isinstance(t, T.ErrT):
             return T.ERR if e.op != "not" else T.BOOL
+        if t == T.ANY:
+            self.err(e.pos, "narrow this any value with 'is' first")
+            raise _Stop()
         if e.op == "not":
             if not (t == T.BOOL or T.contains_none(t)):
                 self.err(e.pos, f"operator 'not' cannot be applied to {T.show(t)}")
@@ -1477,6 +1483,9 @@ class BodyChecker:
     def arith(self, op: str, a: T.Type, b: T.Type, pos: A.Pos) -> T.Type:
         if isinstance(a, T.ErrT) or isinstance(b, T.ErrT):
             return T.ERR
+        if T.ANY in (a, b):
+            self.err(pos, "narrow this any value with 'is' first")
+            raise _Stop()
         nums = (T.INT, T.NUM)
         if a in nums and b in nums:
             if op == "/":
