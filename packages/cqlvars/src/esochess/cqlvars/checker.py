@@ -241,6 +241,14 @@ class _Checker:
         problem = name_problem(fn.name)
         if problem:
             raise self.error(fn.span, problem.replace("variable", "function"))
+        # Calls must name functions defined earlier, so recursion can only be direct.
+        for call in _calls(fn.body):
+            if call.name == fn.name:
+                raise self.error(call.span, f"recursive call of '{fn.name}'")
+            if call.name not in self.functions:
+                raise self.error(
+                    call.span, f"unknown function '{call.name}' (define it before use)"
+                )
         self.functions[fn.name] = fn
 
     # dispatcher --------------------------------------------------------------------
@@ -727,6 +735,23 @@ class _Checker:
         self.kinds[node.target.name] = kind
         self.types[id(node.target)] = kind
         return self.typed(replace(node, value=value), LOGICAL)[0]
+
+
+def _calls(nodes: tuple[ast.Node, ...]) -> list[ast.Call]:
+    """Every function call in the given trees, in no particular order."""
+    found: list[ast.Call] = []
+    stack: list[object] = list(nodes)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Call):
+            found.append(item)
+        if isinstance(item, ast.Node):
+            for value in vars(item).values():
+                if isinstance(value, ast.Node):
+                    stack.append(value)
+                elif isinstance(value, tuple):
+                    stack.extend(v for v in value if isinstance(v, ast.Node))
+    return found
 
 
 def _rename(node: ast.Node, names: dict[str, str]) -> ast.Node:
