@@ -617,9 +617,12 @@ class Machine:
         frame = frames[-1]
         instrs = frame.code.instrs
         L = frame.locals
+        # The program counter lives in a local; it is written back to the frame only when
+        # the frame is left (a call, a pause). A frame left by an exception is abandoned.
+        pc = frame.pc
         while True:
-            ins = instrs[frame.pc]
-            frame.pc += 1
+            ins = instrs[pc]
+            pc += 1
             op = ins[0]
             if op == OP_EXEC:
                 ins[1](self, L)
@@ -627,16 +630,16 @@ class Machine:
                 L[ins[1]] = ins[2](self, L)
             elif op == OP_JF:
                 if not ins[1](self, L):
-                    frame.pc = ins[2]
-            elif op == OP_JUMP:
-                frame.pc = ins[1]
+                    pc = ins[2]
             elif op == OP_NEXT:
                 seq, i = L[ins[1]]
                 if i >= len(seq):
-                    frame.pc = ins[3]
+                    pc = ins[3]
                 else:
                     L[ins[2]] = seq[i]
                     L[ins[1]] = (seq, i + 1)
+            elif op == OP_JUMP:
+                pc = ins[1]
             elif op == OP_ITER:
                 L[ins[2]] = (ins[1](self, L), 0)
             elif op == OP_RET:
@@ -648,6 +651,7 @@ class Machine:
                 frame = frames[-1]
                 instrs = frame.code.instrs
                 L = frame.locals
+                pc = frame.pc
                 if dest >= 0:
                     L[dest] = value
             elif op == OP_CALL:
@@ -656,16 +660,20 @@ class Machine:
                     raise RunError(
                         ins[3], f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded in '{code.name}'"
                     )
+                frame.pc = pc
                 frame = Frame(code, args, ins[2], ins[3])
                 frames.append(frame)
                 instrs = code.instrs
                 L = frame.locals
+                pc = 0
             elif op == OP_CHOOSE:
+                frame.pc = pc
                 return self._decide(ins, L, base)
             elif op == OP_COMMIT:
                 if self.decisions_made > 0:
                     self.committed = True
                     if self.pause_at_commit and base == 0:
+                        frame.pc = pc
                         return Committed(ins[1][0], ins[1][1])
             else:  # pragma: no cover - the compiler emits only the opcodes above
                 raise AssertionError(f"bad opcode {op}")
