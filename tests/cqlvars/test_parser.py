@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from esochess.cqlvars import ast
 from esochess.cqlvars.parser import parse_query
 from esochess.fen import SourceError

@@ -556,7 +556,10 @@ class Compiler:
             "==": lambda a, b: a == b,
             "!=": lambda a, b: a != b,
         }[op]
-        if lset and rset or ltype in (STRING, POSITION):
+        if lset and rset:
+            # Both operands must match (§3.3), and an empty set does not match.
+            return _both(left, right, lambda a, b: True if a and b and rel(a, b) else None)
+        if ltype in (STRING, POSITION):
             return _both(left, right, lambda a, b: True if rel(a, b) else None)
         lconv = chess.popcount if lset else None
         rconv = chess.popcount if rset else None

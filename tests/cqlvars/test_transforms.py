@@ -1,0 +1,77 @@
+"""Transforms (spec §4.4.20) as AST rewrites: group sizes, square maps, directions, colours."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+from esochess.cqlvars import ast
+from esochess.cqlvars.checker import check_query
+from esochess.cqlvars.parser import parse_query
+from esochess.cqlvars.transforms import expand_body, group, named_squares
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def variants(text: str) -> tuple[ast.Node, ...]:
+    query = parse_query("cql() " + text)
+    checked = check_query(query, "q", text)
+    (node,) = expand_body(checked.body, checked.types)
+    assert isinstance(node, ast.Variants)
+    return node.variants
+
+
+@pytest.mark.parametrize(("kind", "size"), [
+    ("flipvertical", 2), ("fliphorizontal", 2), ("rotate90", 4), ("flip", 8), ("flipcolor", 2),
+])
+def test_group_sizes_identity_first(kind: str, size: int) -> None:
+    elements = group(kind, 0)
+    assert len(elements) == size
+    mapping, swap = elements[0]
+    assert mapping(2, 5) == (2, 5) and not swap
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.sampled_from(["flipvertical", "fliphorizontal", "rotate90", "flip", "flipcolor"]))
+def test_symmetries_permute_the_board(kind: str) -> None:
+    for mapping, _ in group(kind, 0):
+        image = {mapping(x, y) for x in range(8) for y in range(8)}
+        assert image == {(x, y) for x in range(8) for y in range(8)}
+
+
+def test_rotate90_takes_a1_around_the_corners() -> None:
+    squares = [v.squares for v in variants("rotate90 Ka1") if isinstance(v, ast.Designator)]
+    assert squares == [chess.BB_A1, chess.BB_A8, chess.BB_H8, chess.BB_H1]
+
+
+def test_flipcolor_swaps_colours_sides_and_results() -> None:
+    ident, mirrored = variants('flipcolor { wtm Ke1 result 1-0 player white "X" move promote Q }')
+    assert isinstance(mirrored, ast.Compound)
+    simple, desig, result, player, move = mirrored.elements
+    assert isinstance(simple, ast.Simple) and simple.name == "btm"
+    assert isinstance(desig, ast.Designator) and desig.pieces == "k"
+    assert desig.squares == chess.BB_E8
+    assert isinstance(result, ast.GameInfo) and result.literal == "0-1"
+    assert isinstance(player, ast.GameInfo) and player.color == "black"
+    assert isinstance(move, ast.Move) and isinstance(move.promote, ast.Designator)
+    assert move.promote.pieces == "q"
+
+
+def test_ray_directions_follow_the_map() -> None:
+    rays = [v for v in variants("flipvertical ray up northeast (R k)") if isinstance(v, ast.Ray)]
+    assert rays[0].directions == ("up", "northeast")
+    assert rays[1].directions == ("down", "southeast")
+
+
+def test_shift_keeps_named_squares_on_the_board() -> None:
+    assert len(group("shifthorizontal", chess.BB_A2 | chess.BB_H2)) == 1
+    assert len(group("shifthorizontal", chess.BB_A2)) == 8
+    assert len(group("shiftvertical", chess.BB_E4 | chess.BB_E5)) == 7
+    assert len(group("shift", 0)) == 1
+    assert named_squares(parse_query("cql() { Pe4 pe5 K }").body[0]) == chess.BB_E4 | chess.BB_E5
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.sampled_from(chess.SQUARE_NAMES))
+def test_shift_variants_are_distinct_translations(square: str) -> None:
+    translated = [v.squares for v in variants(f"shift K{square}") if isinstance(v, ast.Designator)]
+    assert len(translated) == 64 and len(set(translated)) == 64
