@@ -1016,6 +1016,13 @@ class Compiler:
             return self.struct_ctor(e, info[1])
         if kind == "entity":
             return self.entity_ctor(e, info[1])
+        if kind == "call":
+            group = [o for o in self.overloads[info[1]] if len(o.info.params) == len(e.args)]
+            if len(group) == 1 and not group[0].tests:
+                # One overload, nothing to dispatch on: call it directly.
+                code = group[0].code
+                args = [self.expr(a.value) for a in e.args]
+                return lambda m, L: m.call(code, [a(m, L) for a in args], pos)
         resolve = self.call_resolver(e)
 
         def sync(m: Machine, L: list[Any]) -> Any:

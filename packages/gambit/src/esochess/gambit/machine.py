@@ -474,9 +474,9 @@ class Machine:
         try:
             if code.simple is not None:
                 # An arrow body: one expression, no frame and no instruction loop needed.
-                L = list(args)
+                L = args if isinstance(args, list) else list(args)
                 if code.nlocals > len(L):
-                    L.extend([None] * (code.nlocals - len(L)))
+                    L = L + [None] * (code.nlocals - len(L))
                 value = code.simple(self, L)
             else:
                 base = len(self.frames)
