@@ -297,6 +297,11 @@ def test_a32_query_errors(tmp_path: Path, query: str, where: str) -> None:
     assert r.pgn is None
 
 
+def test_a32_end_of_input_in_a_file_with_a_final_newline(tmp_path: Path) -> None:
+    r = run_cql(tmp_path, "cql() mate or\n", F["S"], query_name="err.cql")
+    assert r.code == 2 and r.err.startswith("err.cql:1:14: error: unexpected end of input")
+
+
 def test_a33_overflow(tmp_path: Path) -> None:
     r = run_cql(tmp_path, "cql() x = 1000000000 x += 1", F["S"], query_name="err.cql")
     assert r.code == 1

@@ -504,7 +504,8 @@ def _header(words: list[Token], builder: _Builder) -> ast.Header:
 def _unexpected(exc: lark.exceptions.UnexpectedInput, path: str, source: str) -> SourceError:
     token = getattr(exc, "token", None)
     if token is None or token.type == "$END":
-        lines = source.split("\n")
+        # One past the last character of the text, ignoring trailing blank space.
+        lines = source.rstrip().split("\n")
         span = ast.Span(len(lines), len(lines[-1]) + 1, 1)
         return query_error(path, source, span, "unexpected end of input")
     word = str(token)
