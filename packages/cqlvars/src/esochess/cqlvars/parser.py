@@ -42,7 +42,10 @@ DIRECTIONS = {
 @functools.cache
 def _lark() -> lark.Lark:
     grammar = resources.files("esochess.cqlvars").joinpath("grammar.lark").read_text()
-    return lark.Lark(grammar, parser="lalr", lexer=LarkLexer, maybe_placeholders=False)
+    # The LALR tables take ~1.5 s to build; lark caches them in the temp directory.
+    return lark.Lark(
+        grammar, parser="lalr", lexer=LarkLexer, maybe_placeholders=False, cache=True
+    )
 
 
 def _extra(tok: Any) -> Any:
