@@ -470,14 +470,18 @@ class Machine:
                 return hit
         if self.depth + len(self.frames) >= CALL_DEPTH_LIMIT:
             raise RunError(pos, f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded in '{code.name}'")
-        self.depth += 1
         try:
             if code.simple is not None:
-                # An arrow body: one expression, no frame and no instruction loop needed.
+                # An arrow body: one expression, no frame and no instruction loop needed;
+                # `depth` counts these calls, `frames` the others.
                 L = args if isinstance(args, list) else list(args)
                 if code.nlocals > len(L):
                     L = L + [None] * (code.nlocals - len(L))
-                value = code.simple(self, L)
+                self.depth += 1
+                try:
+                    value = code.simple(self, L)
+                finally:
+                    self.depth -= 1
             else:
                 base = len(self.frames)
                 self.frames.append(Frame(code, args, -1, pos))
@@ -489,8 +493,6 @@ class Machine:
         except RunError as err:
             err.trail.append((code.where, pos))
             raise
-        finally:
-            self.depth -= 1
         if memo is not None:
             if len(memo) >= MEMO_LIMIT:
                 memo.clear()
