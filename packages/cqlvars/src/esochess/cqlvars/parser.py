@@ -85,6 +85,8 @@ class _Builder(Transformer[Token, Any]):
         super().__init__()
         self.path = path
         self.source = source
+        # Arrows written inside constituent groups, checked against the line's direction.
+        self.group_arrows: dict[int, list[Token]] = {}
 
     def error(self, span: ast.Span, message: str) -> SourceError:
         """A query error at span."""
@@ -289,44 +291,37 @@ class _Builder(Transformer[Token, Any]):
         return ast.LineItem(node.span, node, None, low, high)
 
     def group(self, c: list[Any]) -> ast.LineItem:
-        items = [x for x in c if isinstance(x, ast.LineItem)]
-        arrows = [x for x in c if isinstance(x, Token) and x.type in ("RARROW", "LARROW")]
+        first: ast.LineItem = c[1]
+        pairs = [x for x in c if isinstance(x, tuple)]
+        items = [first] + [item for _, item in pairs]
+        arrows = [arrow for arrow, _ in pairs]
         rep = c[-1] if isinstance(c[-1], Token) and c[-1].type == "REP" else None
         low, high = _extra(rep) if rep is not None else (1, 1)
         item = ast.LineItem(span_of(c[0]), None, tuple(items), low, high)
-        return self._with_arrows(item, arrows)
-
-    def _with_arrows(self, item: ast.LineItem, arrows: list[Token]) -> ast.LineItem:
-        object.__setattr__(item, "_arrows", tuple(arrows))
+        self.group_arrows[id(item)] = arrows + self.group_arrows.pop(id(first), [])
+        for _, inner in pairs:
+            self.group_arrows[id(item)] += self.group_arrows.pop(id(inner), [])
         return item
 
-    def group_item(self, c: list[Any]) -> ast.LineItem:
-        item: ast.LineItem = c[1]
-        return self._with_arrows_note(item, c[0])
+    def group_item(self, c: list[Any]) -> tuple[Token, ast.LineItem]:
+        return (c[0], c[1])
 
-    def _with_arrows_note(self, item: ast.LineItem, arrow: Token) -> ast.LineItem:
-        object.__setattr__(item, "_arrow", arrow)
-        return item
+    def forward_item(self, c: list[Any]) -> tuple[Token, ast.LineItem]:
+        return (c[0], c[1])
 
-    def forward_item(self, c: list[Any]) -> ast.LineItem:
-        return self._with_arrows_note(c[1], c[0])
-
-    def backward_item(self, c: list[Any]) -> ast.LineItem:
-        return self._with_arrows_note(c[1], c[0])
+    def backward_item(self, c: list[Any]) -> tuple[Token, ast.LineItem]:
+        return (c[0], c[1])
 
     def line(self, c: list[Any]) -> ast.Node:
-        items = [x for x in c if isinstance(x, ast.LineItem)]
-        backward = str(getattr(items[0], "_arrow", "-->")) == "<--"
-        self._check_arrows(items, "<--" if backward else "-->")
-        return ast.Line(span_of(c[0]), backward, tuple(items))
-
-    def _check_arrows(self, items: list[ast.LineItem] | tuple[ast.LineItem, ...], want: str) -> None:
-        for item in items:
-            arrow = getattr(item, "_arrow", None)
-            if arrow is not None and str(arrow) != want:
+        pairs = [x for x in c if isinstance(x, tuple)]
+        want = str(pairs[0][0])
+        arrows = [arrow for arrow, _ in pairs]
+        for _, item in pairs:
+            arrows += self.group_arrows.pop(id(item), [])
+        for arrow in arrows:
+            if str(arrow) != want:
                 raise self.error(span_of(arrow), "a line may not mix '-->' and '<--'")
-            if item.group is not None:
-                self._check_arrows(item.group[1:], want)
+        return ast.Line(span_of(c[0]), want == "<--", tuple(item for _, item in pairs))
 
     def find_param(self, c: list[Any]) -> Token:
         tok: Token = c[0]
