@@ -7,7 +7,6 @@ import pickle
 from pathlib import Path
 
 import pytest
-
 from esochess.cqlvars.engine import GameInput, RunOptions, compile_query, read_games, run_games
 from esochess.cqlvars.output import atomic_output, merge_comment, statistics_line
 
