@@ -319,3 +319,17 @@ main() {
     err = exc.value
     assert (err.line, err.column, err.message) == (6, 11, "division by zero")
     assert [n.render() for n in err.notes] == ["prog.gmb:3:29: note: in the notation for D"]
+
+
+def test_memoised_results_respect_the_depth_limit() -> None:
+    src = """fn g(int n) -> int => if { n == 0: 0, else: 1 + g(n - 1) }
+main() {
+    print(g(990))
+    print(g(1200))
+}
+"""
+    io = Recorder()
+    with pytest.raises(GambitRuntimeError) as exc:
+        Machine(compiled(src), seed=0, players=2, io=io).run_until_decision()
+    assert io.lines == ["990"]
+    assert exc.value.message == "call depth limit (1000) exceeded in 'g'"

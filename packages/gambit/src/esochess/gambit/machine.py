@@ -283,6 +283,7 @@ class Machine:
         self.decisions_made = 0
         self.committed = False
         self.depth = 0
+        self.peak = 0
         self.version = next(_VERSIONS)
         self.inst_version = next(_VERSIONS)
         self.finished: Result | None = None
@@ -361,6 +362,7 @@ class Machine:
         m.decisions_made = self.decisions_made
         m.committed = self.committed
         m.depth = 0
+        m.peak = 0
         m.version = self.version
         m.inst_version = self.inst_version
         m.finished = self.finished
@@ -462,14 +464,21 @@ class Machine:
         Traits are memoised per game-state version (see `Code.pure`).
         """
         memo = None
+        level = self.depth + len(self.frames)
         if (code.pure or code.static) and not self.tracing:
             memo = self.program.memo
             key = (code, tuple(args), self.inst_version if code.static else self.version)
             hit = memo.get(key, _MISSING)
-            if hit is not _MISSING:
-                return hit
-        if self.depth + len(self.frames) >= CALL_DEPTH_LIMIT:
+            # A hit stands for the whole computation, so it must also fit under the depth
+            # limit from here; otherwise compute it again (and fail as it would have).
+            if hit is not _MISSING and level + hit[1] < CALL_DEPTH_LIMIT:
+                if level + hit[1] > self.peak:
+                    self.peak = level + hit[1]
+                return hit[0]
+        if level >= CALL_DEPTH_LIMIT:
             raise RunError(pos, f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded in '{code.name}'")
+        outer_peak = self.peak
+        self.peak = level
         try:
             if code.simple is not None:
                 # An arrow body: one expression, no frame and no instruction loop needed;
@@ -493,10 +502,15 @@ class Machine:
         except RunError as err:
             err.trail.append((code.where, pos))
             raise
+        finally:
+            # `peak`: the deepest call level reached by this call and everything it ran.
+            used = self.peak - level
+            if outer_peak > self.peak:
+                self.peak = outer_peak
         if memo is not None:
             if len(memo) >= MEMO_LIMIT:
                 memo.clear()
-            memo[key] = value
+            memo[key] = (value, used)
         return value
 
     def touch(self) -> None:
