@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from esochess.cqlvars import ast
 from esochess.cqlvars.parser import parse_query
 from esochess.fen import SourceError
@@ -98,3 +100,24 @@ def test_line_repetitions_and_groups() -> None:
 def test_line_ends_where_arithmetic_begins() -> None:
     q = parse_query("cql() (line --> check --> mate) x = 1 + 2")
     assert isinstance(q.body[1], ast.Assign) and isinstance(q.body[1].value, ast.Binary)
+
+
+SEEDS = [
+    'cql() initial  #A + 1 == 17  1 < #A < 17  not #A == 15 or mate  power A - power a == 0',
+    'cql() sort "captures" line --> {move capture .}{2,} --> (check --> mate)?',
+    'cql() function Hit(S) { S attackedby a }  Hit(f6)  not Hit(e4)',
+    'cql() initial  X = "zug"  X += "zwang"  X[1:3] = "Z"  uppercase X[0:2] == "ZZ"',
+    'cql(quiet input a.pgn) persistent quiet N2 += 1  flipcolor count { btm check }',
+    'cql() echo (s t) in all { s & t == . }  piece all P1 in [Aa] find <-- 2 3 P1 & e4',
+]
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.sampled_from(SEEDS), st.lists(
+    st.sampled_from([" ", "  ", "\n", "\t", " // note\n", " /* c */ ", "\n\n  "]),
+    min_size=40, max_size=40))
+def test_whitespace_and_comments_do_not_change_the_tree(seed: str, spaces: list[str]) -> None:
+    parts = seed.split(" ")
+    text = parts[0] + "".join(spaces[i % len(spaces)] + p for i, p in enumerate(parts[1:]))
+    assert shape(parse_query(text).body) == shape(parse_query(seed).body)
+    assert parse_query(text).header == parse_query(seed).header
