@@ -205,11 +205,6 @@ class _Checker:
                 self.define(element)
             else:
                 body.append(self.test(element))
-        for name in self.assign_kinds:
-            if name in self.persistent:
-                raise SourceError(
-                    "<command line>", 1, 1, f"--assign cannot set persistent variable '{name}'"
-                )
         persistent_kinds = {name: self.kinds[name] for name in self.persistent}
         return CheckedQuery(
             header=self.query.header,
@@ -570,6 +565,10 @@ class _Checker:
         if name in self.retired and name not in self.kinds:
             raise self.error(target.span, f"'{name}' is already a variable")
         known = self.kinds.get(name)
+        if node.persistent and name in self.assign_kinds:
+            raise self.error(
+                target.span, f"variable '{name}' is persistent; --assign cannot set it"
+            )
         if node.persistent:
             if known is not None and name not in self.persistent:
                 raise self.error(
@@ -615,8 +614,6 @@ class _Checker:
         if name in self.persistent and kind not in (NUMERIC, STRING, SET):
             raise self.error(target.span, "persistent variables must be numeric, string or set")
         if known is not None and known != kind:
-            if name in self.assign_kinds and name not in self.ever_assigned_kinds():
-                pass
             if name in self.assign_kinds:
                 raise self.error(
                     target.span,
@@ -635,9 +632,6 @@ class _Checker:
         self.kinds[name] = kind
         self.types[id(target)] = kind
         return self.typed(replace(node, value=value), LOGICAL)
-
-    def ever_assigned_kinds(self) -> set[str]:
-        return set()
 
     def noun(self, kind: str) -> str:
         return {

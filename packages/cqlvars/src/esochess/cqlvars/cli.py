@@ -16,6 +16,7 @@ from typing import IO, NoReturn
 import chess
 import click
 from esochess.cqlvars import distributed, pgnio
+from esochess.cqlvars.checker import name_problem
 from esochess.cqlvars.engine import (
     CompiledQuery,
     GameOutcome,
@@ -163,6 +164,9 @@ def _main(
         name, sep, value = item.partition("=")
         if not sep or not name:
             usage_error(f"--assign expects NAME=VALUE, got {item!r}")
+        problem = name_problem(name)
+        if problem is not None:
+            usage_error(f"--assign {name}: {problem}")
         assignments[name] = value
     try:
         with open(query, encoding="utf-8", errors="surrogateescape") as handle:
