@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from chazz_helpers import both
 from esochess.chazz.compiler import _iterations, compile_program, generate_source
+from esochess.chazz.engines import run
 from esochess.chazz.loader import parse_program
 from esochess.chazz.program import build_program
 from esochess.chazz.runtime import MachineIO
@@ -122,3 +123,19 @@ def test_output_is_handed_over_before_reading() -> None:
     io = MachineIO(write=lambda b: seen.append(bytes(b)), read_byte=lambda: -1)
     compile_program(build_program(grid)).run(io)
     assert seen[0] == b"H\nInput a character: "
+
+
+@pytest.mark.parametrize("engine", ["compiler", "interpreter"])
+@pytest.mark.parametrize(("flush_at", "chunks"), [(1, 5), (1 << 16, 1)])
+def test_a_terminal_gets_output_promptly(engine: str, flush_at: int, chunks: int) -> None:
+    # Reads a count, then prints one byte per turn: with flush_at=1 (stdout is a
+    # terminal) each byte is handed over as the loop goes, not all at the end.
+    grid = parse_program(b"rBR/pb b")
+    seen: list[bytes] = []
+    io = MachineIO(
+        write=lambda b: seen.append(bytes(b)), read_byte=lambda: 5, prompt=False,
+        flush_at=flush_at,
+    )  # fmt: skip
+    run(grid, io, engine=engine, tiered=False)
+    assert b"".join(seen) == bytes([5, 4, 3, 2, 1])
+    assert len([chunk for chunk in seen if chunk]) == chunks

@@ -15,7 +15,7 @@ from esochess.chazz.brainfuck import TranslationError, translate
 from esochess.chazz.engines import ENGINES, Engine, run
 from esochess.chazz.html import DEFAULT_HTML, export_html
 from esochess.chazz.loader import LoadError, load_program
-from esochess.chazz.runtime import LoopError, MachineIO, StepLimitReached
+from esochess.chazz.runtime import FLUSH_AT, LoopError, MachineIO, StepLimitReached
 from esochess.fen import SourceError, format_diagnostic, write_atomic
 
 USAGE = "Usage: chazz <filename> [true|false]"
@@ -177,6 +177,7 @@ def _run(args: tuple[str, ...], options: _Options, stdout: BinaryIO) -> int:
         prompt=not options.no_prompt,
         trace=(lambda line: stderr.write(line + "\n")) if options.trace else None,
         interactive=sys.stdin.isatty(),
+        flush_at=1 if stdout.isatty() else FLUSH_AT,
     )
     write = io.write
     try:

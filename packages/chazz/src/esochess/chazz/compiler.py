@@ -35,7 +35,6 @@ from types import CodeType
 
 from esochess.chazz.program import Instr, Loop, Node, OpenLoop, Program, StrayClose
 from esochess.chazz.runtime import (
-    FLUSH_AT,
     LOOP_STACK_OVERFLOW,
     LOOP_STACK_UNDERFLOW,
     LOOP_START_NOT_FOUND,
@@ -690,7 +689,7 @@ class _Codegen:
                 # Back-edge: keeps an endless loop stoppable by the step limit.
                 self.flush_steps(inner)
             if _contains_output(node.body):
-                w.line(f"if len(out) >= {FLUSH_AT}: fl()")
+                w.line("if len(out) >= FLUSH_AT: fl()")
         if len(w.lines) == start:
             w.line("pass")  # a body that changes nothing: the reference spins here too
         w.indent -= 1
@@ -778,7 +777,7 @@ class _Codegen:
             self.flush_text(block)
             self.flush_steps(block)
         main.line("return st")
-        parts = ["def _make(mem, out, rd, fl, tr, lim, hang, LIM, LoopError, ERRORS):"]
+        parts = ["def _make(mem, out, rd, fl, tr, lim, hang, LIM, LoopError, ERRORS, FLUSH_AT):"]
         for writer in [*self.functions, main]:
             parts.extend("    " + text for text in writer.lines)
         parts.append("    return _main")
@@ -824,7 +823,24 @@ class CompiledProgram:
             raise StepLimitReached(limit)
 
         tr = _tracer(io.trace)
-        main = make([0] * self.memory_size, out, rd, fl, tr, lim, _hang, limit, LoopError, _ERRORS)
+
+        def hang() -> None:
+            fl()  # what was printed before the endless loop is shown
+            _hang()
+
+        main = make(
+            [0] * self.memory_size,
+            out,
+            rd,
+            fl,
+            tr,
+            lim,
+            hang,
+            limit,
+            LoopError,
+            _ERRORS,
+            io.flush_at,
+        )
         try:
             steps = main(0, 0, 0)
         finally:

@@ -15,6 +15,7 @@ its buffered output is what the program wrote, so the result is the same either 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Literal
 
 from esochess.chazz.compiler import compile_program
@@ -54,9 +55,7 @@ def run(
         consumed = _trial(grid, io, max_steps)
         if consumed is None:
             return
-        io = MachineIO(
-            io.write, _replay(consumed, io.read_byte), io.prompt, io.trace, io.interactive
-        )
+        io = replace(io, read_byte=_replay(consumed, io.read_byte))
     compiled = compile_program(
         build_program(grid), counted=max_steps is not None, traced=io.trace is not None
     )

@@ -8,7 +8,6 @@ precomputation beyond the start square.
 from __future__ import annotations
 
 from esochess.chazz.runtime import (
-    FLUSH_AT,
     LOOP_STACK_OVERFLOW,
     LOOP_STACK_UNDERFLOW,
     LOOP_START_NOT_FOUND,
@@ -42,6 +41,7 @@ def interpret(grid: Grid, io: MachineIO, max_steps: int | None = None) -> None:
     # Without a limit, one that is never reached: one comparison per step either way.
     limit = (1 << 200) if max_steps is None else max_steps
     trace = io.trace
+    flush_at = io.flush_at
     i = start_index(cells, grid.side)
     try:
         while i < size:
@@ -64,7 +64,7 @@ def interpret(grid: Grid, io: MachineIO, max_steps: int | None = None) -> None:
                 ptr = (ptr - 1) % size
             elif piece == "R":
                 out.append(mem[ptr] & 0xFF)
-                if len(out) >= FLUSH_AT:
+                if len(out) >= flush_at:
                     io.write(out)
                     out.clear()
             elif piece == "r":

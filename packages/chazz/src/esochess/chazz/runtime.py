@@ -46,7 +46,9 @@ class MachineIO:
 
     `read_byte` returns 0–255, or -1 at end of input. `trace`, when set, receives one
     line (without newline) per executed instruction. `interactive` says that reading
-    waits for a person, who must see the output (the prompt) first.
+    waits for a person, who must see the output (the prompt) first. Output is handed to
+    `write` before every read, at the end, and once `flush_at` bytes are waiting (checked
+    on loop back-edges by compiled code).
     """
 
     write: Callable[[bytes | bytearray], object]
@@ -54,6 +56,8 @@ class MachineIO:
     prompt: bool = True
     trace: Callable[[str], object] | None = None
     interactive: bool = False
+    # Output is handed over when this much is waiting (1 for a terminal: promptly).
+    flush_at: int = FLUSH_AT
 
 
 def signed32(value: int) -> int:
