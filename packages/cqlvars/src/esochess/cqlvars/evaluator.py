@@ -225,13 +225,16 @@ class Compiler:
         self.uses_piece_ids = False
 
     def type_of(self, node: ast.Node) -> str:
+        """The checker's static type of a node (logical when unknown)."""
         return self.checked.types.get(id(node), LOGICAL)
 
     def error(self, span: ast.Span, message: str) -> SourceError:
+        """A query error at span (compile-time problems found while compiling)."""
         return query_error(self.path, self.source, span, message)
 
     # entry points ------------------------------------------------------------------
     def body(self, elements: tuple[ast.Node, ...]) -> Test:
+        """The query body: every element must match, left to right (§2.3)."""
         tests = [self.test(e) for e in elements]
         if not tests:
             return lambda ctx: True
@@ -278,6 +281,7 @@ class Compiler:
 
     # leaves ------------------------------------------------------------------------
     def c_Designator(self, node: ast.Designator) -> Fn:
+        """A designator: a constant mask, or piece bitboards intersected with squares."""
         squares = chess.BB_ALL if node.squares is None else node.squares
         pieces = node.pieces
         if pieces is None:
@@ -289,14 +293,17 @@ class Compiler:
         return lambda ctx: piece_mask(ctx.board(), pieces) & squares
 
     def c_IntLit(self, node: ast.IntLit) -> Fn:
+        """A numeric literal."""
         value = node.value
         return lambda ctx: value
 
     def c_StrLit(self, node: ast.StrLit) -> Fn:
+        """A string literal."""
         value = node.value
         return lambda ctx: value
 
     def c_CaptureRef(self, node: ast.CaptureRef) -> Fn:
+        """A capture reference: a group of the last successful `~~` in this game."""
         index = node.group - 1
 
         def capture(ctx: Ctx) -> str | None:
@@ -305,6 +312,7 @@ class Compiler:
         return capture
 
     def c_Var(self, node: ast.Var) -> Fn:
+        """A variable read; a piece variable yields the square of its piece, or 0."""
         name = node.name
         if name in self.persistent:
             return lambda ctx: ctx.persistent.values[name]
@@ -325,6 +333,7 @@ class Compiler:
         return lambda ctx: ctx.slots[slot]
 
     def c_Simple(self, node: ast.Simple) -> Fn:
+        """Parameterless keyword filters (check, mate, ply, currentposition, ...)."""
         name = node.name
         if name == "check":
             return lambda ctx: True if _cached(ctx, "check", ctx.board().is_check) else None
@@ -357,6 +366,7 @@ class Compiler:
         raise self.error(node.span, f"filter '{name}' is not supported")  # pragma: no cover
 
     def c_GameInfo(self, node: ast.GameInfo) -> Fn:
+        """Tag filters (player, event, elo, year, result, gamenumber, ...)."""
         fld, color, literal = node.field, node.color, node.literal
         if fld == "gamenumber":
             return lambda ctx: ctx.number
@@ -399,6 +409,7 @@ class Compiler:
         ) else None
 
     def c_OriginalComment(self, node: ast.OriginalComment) -> Fn:
+        """The PGN comment of the current position, or a substring test on it."""
         literal = node.literal
 
         def original(ctx: Ctx) -> Any:
@@ -412,6 +423,7 @@ class Compiler:
         return original
 
     def c_IsBound(self, node: ast.IsBound) -> Fn:
+        """`isbound` / `isunbound`: persistent variables are always bound."""
         negate = node.negate
         if node.name in self.persistent:
             return lambda ctx: None if negate else True
@@ -420,6 +432,7 @@ class Compiler:
 
     # operators ---------------------------------------------------------------------
     def c_Unary(self, node: ast.Unary) -> Fn:
+        """Prefix operators: not, -, abs, ~, #, power, pieceid, int, lower/uppercase."""
         op = node.op
         if op == "not":
             t = self.test(node.operand)
@@ -474,6 +487,7 @@ class Compiler:
         return _lift(f, str.upper)
 
     def c_Binary(self, node: ast.Binary) -> Fn:
+        """Binary operators: logic, set algebra, arithmetic, comparisons, attacks, ~~."""
         op = node.op
         if op in ("and", "or"):
             lt, rt = self.test(node.left), self.test(node.right)
@@ -548,6 +562,7 @@ class Compiler:
     def comparison(
         self, op: str, left: Fn, right: Fn, lset: bool, rset: bool, ltype: str, rtype: str
     ) -> Fn:
+        """A comparison (§3.3): numeric ones yield the left operand's value."""
         rel: Callable[[Any, Any], bool] = {
             "<": lambda a, b: a < b,
             "<=": lambda a, b: a <= b,
@@ -580,6 +595,7 @@ class Compiler:
         return compare
 
     def regex(self, node: ast.Binary, left: Fn, right: Fn) -> Fn:
+        """`S ~~ re`: Python re.search; its groups become the capture references."""
         if isinstance(node.right, ast.StrLit):
             try:
                 re.compile(node.right.value)
@@ -602,6 +618,7 @@ class Compiler:
         return search
 
     def c_Subscript(self, node: ast.Subscript) -> Fn:
+        """`S[i]` and `S[i:j]` with Python semantics; an index out of range fails."""
         target = self.value(node.target)
         start = self.value(node.start) if node.start is not None else None
         stop = self.value(node.stop) if node.stop is not None else None
@@ -627,6 +644,7 @@ class Compiler:
         return subscript
 
     def c_AtPosition(self, node: ast.AtPosition) -> Fn:
+        """`P : F`: F evaluated at position P."""
         position, body = self.value(node.position), self.value(node.body)
 
         def at(ctx: Ctx) -> Any:
@@ -643,6 +661,7 @@ class Compiler:
         return at
 
     def c_Compound(self, node: ast.Compound) -> Fn:
+        """`{ F1 ... Fn }`: all must match; the value is Fn's."""
         if not node.elements:
             return lambda ctx: True
         firsts = [self.test(e) for e in node.elements[:-1]]
@@ -660,6 +679,7 @@ class Compiler:
         return compound
 
     def c_If(self, node: ast.If) -> Fn:
+        """`if C then A else B`."""
         cond = self.test(node.cond)
         own = self.type_of(node)
         then = self._branch(node.then, own)
@@ -679,6 +699,7 @@ class Compiler:
         return self.value(node)
 
     def c_Variants(self, node: ast.Variants) -> Fn:
+        """An expanded transform: first matching variant, or the count of them."""
         tests = [self.test(v) for v in node.variants]
         if node.count:
             return lambda ctx: sum(1 for t in tests if t(ctx))
@@ -693,6 +714,7 @@ class Compiler:
 
     # moves -------------------------------------------------------------------------
     def c_Move(self, node: ast.Move) -> Fn:
+        """`move`: played, previous, legal or pseudo-legal moves under the constraints."""
         from_ = self.value(node.from_) if node.from_ is not None else None
         to = self.value(node.to) if node.to is not None else None
         capture = self.value(node.capture) if node.capture is not None else None
@@ -781,6 +803,7 @@ class Compiler:
         return move
 
     def c_Pin(self, node: ast.Pin) -> Fn:
+        """`pin`: slider, pinned non-king piece and target on one line (§4.4.11)."""
         default_from = lambda ctx: ctx.board().occupied  # noqa: E731
         from_ = self.value(node.from_) if node.from_ is not None else default_from
         through = self.value(node.through) if node.through is not None else default_from
@@ -831,6 +854,7 @@ class Compiler:
         return pin
 
     def c_Ray(self, node: ast.Ray) -> Fn:
+        """`ray`: squares in line in the given order with empty squares between."""
         args = [self.value(a) for a in node.args]
         dirs = node.directions
 
@@ -850,6 +874,7 @@ class Compiler:
         return ray
 
     def c_Between(self, node: ast.Between) -> Fn:
+        """`between(S T)`: the union of squares strictly between aligned pairs."""
         left, right = self.value(node.left), self.value(node.right)
 
         def between(ctx: Ctx) -> int | None:
@@ -866,6 +891,7 @@ class Compiler:
 
     # navigation --------------------------------------------------------------------
     def c_Find(self, node: ast.Find) -> Fn:
+        """`find`: first matching position forward (or backward), or a count."""
         body = self.test(node.body)
         backward, all_, low, high = node.backward, node.all, node.low, node.high
 
@@ -900,6 +926,7 @@ class Compiler:
         return find
 
     def c_Echo(self, node: ast.Echo) -> Fn:
+        """`echo (s t)`: the body at every other position t, s bound to here."""
         src, tgt = self.slots.slot(node.source), self.slots.slot(node.target)
         numeric = self.type_of(node.body) == NUMERIC and self.type_of(node) == NUMERIC
         body = self.value(node.body) if numeric else self.test(node.body)
@@ -931,6 +958,7 @@ class Compiler:
         return echo
 
     def c_Line(self, node: ast.Line) -> Fn:
+        """`line`: constituents matched along paths of consecutive positions (memoised)."""
         compiled = [self._line_item(i) for i in node.items]
         backward = node.backward
 
@@ -1007,6 +1035,7 @@ class Compiler:
         return (id(item), self.test(item.filter), None, item.low, item.high)
 
     def c_Iterate(self, node: ast.Iterate) -> Fn:
+        """`square`/`piece` iteration over a set, binding a scoped variable."""
         domain = self.value(node.domain)
         slot = self.slots.slot(node.var)
         body = self.test(node.body)
@@ -1038,6 +1067,7 @@ class Compiler:
         return iterate
 
     def c_Sort(self, node: ast.Sort) -> Fn:
+        """`sort`: records the value for the game's sort key when the body matches."""
         body = self.value(node.body)
         index = self.sort_index[(node.span, node.doc)]
 
@@ -1050,6 +1080,7 @@ class Compiler:
         return sort
 
     def c_Emit(self, node: ast.Emit) -> Fn:
+        """`comment`, `message` and `str` (formatting per §4.4.28)."""
         parts = [self._formatter(a) for a in node.args]
         kind = node.kind
 
@@ -1119,6 +1150,7 @@ class Compiler:
         return lambda ctx: None if (v := f(ctx)) is None else str(v)
 
     def c_MaxMin(self, node: ast.MaxMin) -> Fn:
+        """`max(...)` / `min(...)` over the arguments that match."""
         args = [self.value(a) for a in node.args]
         pick = max if node.op == "max" else min
 
@@ -1130,6 +1162,7 @@ class Compiler:
 
     # assignments -------------------------------------------------------------------
     def c_Assign(self, node: ast.Assign) -> Fn:
+        """Every assignment form of §5.3."""
         target = node.target
         if isinstance(target, ast.Subscript):
             return self._assign_subscript(node, target)

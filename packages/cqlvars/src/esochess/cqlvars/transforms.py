@@ -117,6 +117,7 @@ class _Rewriter:
         self.types = types
 
     def map_mask(self, mask: int) -> int:
+        """The image of a square mask (squares mapped off the board are dropped)."""
         out = 0
         for sq in chess.scan_forward(mask):
             x, y = self.mapping(chess.square_file(sq), chess.square_rank(sq))
@@ -125,12 +126,14 @@ class _Rewriter:
         return out
 
     def map_direction(self, name: str) -> str:
+        """The image of a ray direction under the map's linear part."""
         dx, dy = VECTORS[name]
         x0, y0 = self.mapping(3, 3)
         x1, y1 = self.mapping(3 + dx, 3 + dy)
         return NAMES[(x1 - x0, y1 - y0)]
 
     def rewrite(self, node: ast.Node) -> ast.Node:
+        """The variant of a subtree, carrying the checker's types over."""
         new = self._rewrite(node)
         if id(node) in self.types:
             self.types[id(new)] = self.types[id(node)]
