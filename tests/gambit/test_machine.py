@@ -333,3 +333,29 @@ main() {
         Machine(compiled(src), seed=0, players=2, io=io).run_until_decision()
     assert io.lines == ["990"]
     assert exc.value.message == "call depth limit (1000) exceeded in 'g'"
+
+
+def test_forks_skip_effect_free_prints_unless_disabled() -> None:
+    import esochess.gambit.interpreter as interpreter
+
+    src = """main() {
+    x = Player[1] choose [1, 2]
+    print([1][x])
+    Player[1] wins
+}
+"""
+    program = compiled(src)
+    m = Machine(program, seed=0, players=2)
+    m.run_until_decision()
+    f = m.fork()
+    f.choose(2)
+    assert isinstance(f.run_until_decision(), Result)  # the bad print was skipped
+    saved = interpreter.SKIP_QUIET
+    try:
+        interpreter.SKIP_QUIET = False
+        g = m.fork()
+        g.choose(2)
+        with pytest.raises(GambitRuntimeError):
+            g.run_until_decision()
+    finally:
+        interpreter.SKIP_QUIET = saved

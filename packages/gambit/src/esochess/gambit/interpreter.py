@@ -53,6 +53,11 @@ from esochess.gambit.values import (
 )
 
 Ev = Callable[[Machine, list[Any]], Any]
+# Forks skip `print` calls whose arguments are effect-free (their output is dropped anyway):
+# 1.5-2x faster look-ahead and playouts. The cost: a run-time error inside such an argument
+# is not reported while exploring an option, only when that path really runs (§10.4 would
+# report it during look-ahead). Set to False for the spec-exact behaviour.
+SKIP_QUIET = True
 
 
 @dataclass
@@ -1089,7 +1094,7 @@ class Compiler:
             # costs time. (A run-time error in such an argument then surfaces only in
             # an execution that prints.)
             def quiet_print(m: Machine, L: list[Any]) -> Any:
-                if m.io is None and m.forked:
+                if m.io is None and m.forked and SKIP_QUIET:
                     return None
                 m.output(" ".join(m.display(a(m, L)) for a in args))
                 return None
