@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+
+#: The eight ray directions as (file step, rank step), as seen by White (§4.4.9).
+DIRECTION_STEPS = {
+    "up": (0, 1),
+    "down": (0, -1),
+    "left": (-1, 0),
+    "right": (1, 0),
+    "northeast": (1, 1),
+    "northwest": (-1, 1),
+    "southeast": (1, -1),
+    "southwest": (-1, -1),
+}
 
 
 @dataclass(frozen=True)
@@ -333,3 +346,21 @@ class Query:
     header: Header
     body: tuple[Node, ...]
     end: Span
+
+
+def children(node: Node) -> Iterator[Node]:
+    """The direct sub-nodes of a node, in field order."""
+    for value in vars(node).values():
+        if isinstance(value, Node):
+            yield value
+        elif isinstance(value, tuple):
+            yield from (v for v in value if isinstance(v, Node))
+
+
+def walk(nodes: Iterable[Node]) -> Iterator[Node]:
+    """Every node of the given trees (each tree's root included), depth first."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(children(node))

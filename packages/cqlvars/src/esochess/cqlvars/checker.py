@@ -134,19 +134,11 @@ class _Checker:
         return node, type_
 
     def _assigned_names(self, nodes: tuple[ast.Node, ...]) -> set[str]:
-        names: set[str] = set()
-        stack: list[object] = list(nodes)
-        while stack:
-            item = stack.pop()
-            if isinstance(item, ast.Assign) and isinstance(item.target, ast.Var):
-                names.add(item.target.name)
-            if isinstance(item, ast.Node):
-                for value in vars(item).values():
-                    if isinstance(value, ast.Node):
-                        stack.append(value)
-                    elif isinstance(value, tuple):
-                        stack.extend(v for v in value if isinstance(v, ast.Node))
-        return names
+        return {
+            n.target.name
+            for n in ast.walk(nodes)
+            if isinstance(n, ast.Assign) and isinstance(n.target, ast.Var)
+        }
 
     def lookup(self, name: str) -> str | None:
         for scope in reversed(self.scoped):
@@ -502,14 +494,21 @@ class _Checker:
             args.append(new)
         return self.typed(replace(node, args=tuple(args)), NUMERIC)
 
-    def visit_Move(self, node: ast.Move) -> tuple[ast.Node, str]:
+    def set_parameters(
+        self, node: ast.Node, keyword: str, names: tuple[str, ...]
+    ) -> dict[str, ast.Node | None]:
+        """Check the set arguments of `move`/`pin` parameters; return the checked ones."""
         changes: dict[str, ast.Node | None] = {}
-        for name in ("from_", "to", "capture"):
+        for name in names:
             arg = getattr(node, name)
             if arg is not None:
                 new, t = self.visit(arg)
-                self.need(new, t, (SET,), f"'move {name.rstrip('_')}'")
+                self.need(new, t, (SET,), f"'{keyword} {name.rstrip('_')}'")
                 changes[name] = new
+        return changes
+
+    def visit_Move(self, node: ast.Move) -> tuple[ast.Node, str]:
+        changes = self.set_parameters(node, "move", ("from_", "to", "capture"))
         if node.promote is not None:
             p = node.promote
             if not isinstance(p, ast.Designator) or p.squares is not None or p.pieces is None:
@@ -518,13 +517,7 @@ class _Checker:
         return self.typed(replace(node, **changes), NUMERIC if node.count else SET)  # type: ignore[arg-type]
 
     def visit_Pin(self, node: ast.Pin) -> tuple[ast.Node, str]:
-        changes: dict[str, ast.Node | None] = {}
-        for name in ("from_", "through", "to"):
-            arg = getattr(node, name)
-            if arg is not None:
-                new, t = self.visit(arg)
-                self.need(new, t, (SET,), f"'pin {name.rstrip('_')}'")
-                changes[name] = new
+        changes = self.set_parameters(node, "pin", ("from_", "through", "to"))
         return self.typed(replace(node, **changes), SET)  # type: ignore[arg-type]
 
     def visit_Ray(self, node: ast.Ray) -> tuple[ast.Node, str]:
@@ -643,19 +636,7 @@ class _Checker:
         }.get(kind, kind)
 
     def _reads_persistent(self, node: ast.Node) -> set[str]:
-        found: set[str] = set()
-        stack: list[object] = [node]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, ast.Var) and item.name in self.persistent:
-                found.add(item.name)
-            if isinstance(item, ast.Node):
-                for value in vars(item).values():
-                    if isinstance(value, ast.Node):
-                        stack.append(value)
-                    elif isinstance(value, tuple):
-                        stack.extend(v for v in value if isinstance(v, ast.Node))
-        return found
+        return {n.name for n in ast.walk([node]) if isinstance(n, ast.Var) and n.name in self.persistent}
 
     def assign_subscript(self, node: ast.Assign, target: ast.Subscript) -> tuple[ast.Node, str]:
         if not isinstance(target.target, ast.Var):
@@ -733,19 +714,7 @@ class _Checker:
 
 def _calls(nodes: tuple[ast.Node, ...]) -> list[ast.Call]:
     """Every function call in the given trees, in no particular order."""
-    found: list[ast.Call] = []
-    stack: list[object] = list(nodes)
-    while stack:
-        item = stack.pop()
-        if isinstance(item, ast.Call):
-            found.append(item)
-        if isinstance(item, ast.Node):
-            for value in vars(item).values():
-                if isinstance(value, ast.Node):
-                    stack.append(value)
-                elif isinstance(value, tuple):
-                    stack.extend(v for v in value if isinstance(v, ast.Node))
-    return found
+    return [n for n in ast.walk(nodes) if isinstance(n, ast.Call)]
 
 
 def _rename(node: ast.Node, names: dict[str, str]) -> ast.Node:

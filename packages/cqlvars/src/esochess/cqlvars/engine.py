@@ -202,18 +202,7 @@ def compile_query(
 
 def _uses(nodes: tuple[ast.Node, ...], kind: type) -> bool:
     """True if any node of the given class occurs in the trees."""
-    stack: list[object] = list(nodes)
-    while stack:
-        item = stack.pop()
-        if isinstance(item, kind):
-            return True
-        if isinstance(item, ast.Node):
-            for value in vars(item).values():
-                if isinstance(value, ast.Node):
-                    stack.append(value)
-                elif isinstance(value, tuple):
-                    stack.extend(v for v in value if isinstance(v, ast.Node))
-    return False
+    return any(isinstance(n, kind) for n in ast.walk(nodes))
 
 
 def _tag_only(node: ast.Node) -> bool:

@@ -34,16 +34,7 @@ Test = Callable[["Ctx"], bool]
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
 LETTER_TYPES = {"k": chess.KING, "q": chess.QUEEN, "r": chess.ROOK, "b": chess.BISHOP,
                 "n": chess.KNIGHT, "p": chess.PAWN}  # fmt: skip
-DIR_STEPS = {
-    "up": (0, 1),
-    "down": (0, -1),
-    "left": (-1, 0),
-    "right": (1, 0),
-    "northeast": (1, 1),
-    "northwest": (-1, 1),
-    "southeast": (1, -1),
-    "southwest": (-1, -1),
-}
+DIR_STEPS = ast.DIRECTION_STEPS
 ORTHOGONAL = ("up", "down", "left", "right")
 DIAGONAL = ("northeast", "northwest", "southeast", "southwest")
 INT_RE = re.compile(r"[+-]?[0-9]+")
@@ -1362,18 +1353,10 @@ def _ray_chain(board: chess.Board, q: int, d: str, masks: list[int], i: int) -> 
 
 def _has_effects(node: ast.Node) -> bool:
     """True if a subtree can generate comments or sort values (needs a checkpoint)."""
-    stack: list[object] = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, ast.Emit) and item.kind == "comment" or isinstance(item, ast.Sort):
-            return True
-        if isinstance(item, ast.Node):
-            for value in vars(item).values():
-                if isinstance(value, ast.Node):
-                    stack.append(value)
-                elif isinstance(value, tuple):
-                    stack.extend(v for v in value if isinstance(v, ast.Node))
-    return False
+    return any(
+        isinstance(n, ast.Emit) and n.kind == "comment" or isinstance(n, ast.Sort)
+        for n in ast.walk([node])
+    )
 
 
 __all__ = ["CqlRuntimeError", "Compiler", "Ctx", "GameModel", "piece_mask"]

@@ -16,16 +16,7 @@ from esochess.cqlvars import ast
 
 SquareMap = Callable[[int, int], tuple[int, int]]
 
-VECTORS = {
-    "up": (0, 1),
-    "down": (0, -1),
-    "left": (-1, 0),
-    "right": (1, 0),
-    "northeast": (1, 1),
-    "northwest": (-1, 1),
-    "southeast": (1, -1),
-    "southwest": (-1, -1),
-}
+VECTORS = ast.DIRECTION_STEPS
 NAMES = {v: k for k, v in VECTORS.items()}
 
 
@@ -96,17 +87,9 @@ def _translate(dx: int, dy: int) -> SquareMap:
 def named_squares(node: ast.Node) -> int:
     """The union of every explicitly named square in a subtree (for `shift`)."""
     mask = 0
-    stack: list[object] = [node]
-    while stack:
-        item = stack.pop()
+    for item in ast.walk([node]):
         if isinstance(item, ast.Designator) and item.squares is not None:
             mask |= item.squares
-        if isinstance(item, ast.Node):
-            for value in vars(item).values():
-                if isinstance(value, ast.Node):
-                    stack.append(value)
-                elif isinstance(value, tuple):
-                    stack.extend(v for v in value if isinstance(v, ast.Node))
     return mask
 
 
