@@ -195,9 +195,16 @@ class Compiler:
         for fs in self.sym.funcs.values():
             for f in fs:
                 self.function(f)
-        for name in self.static_functions():
+        static = self.static_functions()
+        for name in static:
             for f in self.sym.funcs[name]:
                 self.codes[id(f.decl)].static = True
+        for info, prop in zip(self.sym.props, self.props, strict=True):
+            # A trait that reads only fixed data (like a player's symbol) keeps its value
+            # across state changes: memoise it per instance set, like static functions.
+            if prop.code is not None and self.static_trait(info, static):
+                prop.code.static = True
+                prop.code.pure = False
         for n in self.sym.notations:
             self.notation(n)
         name_props: dict[str, Prop] = {}
@@ -211,6 +218,14 @@ class Compiler:
             self.sym.path, self.sym.source, main, list(self.sym.entities), self.props,
             self.sym.players, self.sym.has_illegal, name_props, overloads,
         )  # fmt: skip
+
+    def static_trait(self, info: PropInfo, static_fns: set[str]) -> bool:
+        """True when a trait's body reads only fixed data and calls static functions."""
+        from esochess.gambit.checker import _static_node
+
+        called: set[str] = set()
+        body = info.decl.body if info.decl.body is not None else info.decl.default
+        return _static_node(body, self.ann, called, False) and called <= static_fns
 
     def committers(self) -> set[str]:
         """Procedures whose bodies contain a `commit` statement."""
