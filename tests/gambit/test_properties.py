@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 from esochess.fen import SourceError
@@ -60,16 +61,31 @@ def test_mutated_programs_give_only_diagnostics(case: tuple[str, str]) -> None:
     if program is None:
         assert any(d.severity == "error" for d in diags)
         return
-    # A program that checks runs a few decisions with only Gambit-level outcomes.
+    # A program that checks runs a few decisions with only Gambit-level outcomes. An edit
+    # can leave a loop without decisions (infinite loops are not detected, §11.8): a
+    # timer stops such a run.
     m = Machine(program, seed=1, players=program.players_range[0])
-    for _ in range(5):
-        try:
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Budget()
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 2.0)
+    try:
+        for _ in range(5):
             out = m.run_until_decision()
-        except GambitRuntimeError:
-            return
-        if not isinstance(out, Decision):
-            return
-        m.choose(1 if out.k is None else tuple(range(1, out.k + 1)))
+            if not isinstance(out, Decision):
+                return
+            m.choose(1 if out.k is None else tuple(range(1, out.k + 1)))
+    except (GambitRuntimeError, _Budget):
+        return
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class _Budget(Exception):
+    """The time allowed for running a mutated program ran out."""
 
 
 ARITHMETIC = st.sampled_from(["a + b", "a * 10 + b", "a - b * 2", "max(a, b)", "a % 7 + b"])
