@@ -5,12 +5,13 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from esochess.fen import SourceError
-from esochess.gambit.interpreter import compile_source
-from esochess.gambit.machine import Decision, GambitRuntimeError, Machine, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lang_helpers import EXAMPLES, compiled
+
+from esochess.fen import SourceError
+from esochess.gambit.interpreter import compile_source
+from esochess.gambit.machine import Decision, GambitRuntimeError, Machine, Result
 
 SOURCES = {
     name: (EXAMPLES / name).read_text(encoding="utf-8")
