@@ -25,10 +25,11 @@ from typing import Any, TextIO
 
 import chess
 import chess.pgn
+
 from esochess.cqlvars import ast
 from esochess.cqlvars.checker import CheckedQuery, check_query
 from esochess.cqlvars.evaluator import Compiler, Ctx, GameModel
-from esochess.cqlvars.light import LightModel, read_light
+from esochess.cqlvars.light import LightGame, LightModel, LightVisitor
 from esochess.cqlvars.output import render_game
 from esochess.cqlvars.parser import parse_query
 from esochess.cqlvars.transforms import expand_body
@@ -240,16 +241,19 @@ def build_model(game: chess.pgn.Game, variations: bool) -> GameModel:
 def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameOutcome:
     """Evaluate one game (spec §2.5 steps 2-5).
 
-    The game is read with the light model (no GameNode tree; header prefilter first);
-    only a matched game is parsed again with GameBuilder, for output.
+    The game is read with the light model (no GameNode tree; header prefilter first). A
+    matched game's tree for output is built from the light nodes, or re-read with
+    GameBuilder when it has variations that were not read.
     """
     variations = compiled.variations
     number = item.number
-    game = read_light(
-        item.text,
-        variations=variations,
-        comments=compiled.needs_comments,
-        prefilter=lambda headers: compiled.prefilter(headers, number),
+    game: LightGame | None = chess.pgn.read_game(
+        io.StringIO(item.text),
+        Visitor=lambda: _Reader(
+            variations=variations,
+            comments=True,
+            prefilter=lambda headers: compiled.prefilter(headers, number),
+        ),
     )
     if game is None:
         return GameOutcome(number)
@@ -319,8 +323,13 @@ def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameO
         else:
             key.append((1, 0))
     key.append(item.number)
-    output_game = chess.pgn.read_game(io.StringIO(item.text))
-    assert output_game is not None  # the light reader found this very game
+    if variations or "(" not in item.text:
+        output_game = _game_tree(game)
+    else:
+        # Variations out of scope were skipped, but the output keeps them (§6.1).
+        reread = chess.pgn.read_game(io.StringIO(item.text))
+        assert reread is not None  # the light reader found this very game
+        output_game = reread
     pgn = render_game(
         output_game,
         variations=variations,
@@ -338,6 +347,36 @@ def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameO
         sort_key=tuple(key),
         messages=tuple(ctx.messages),
     )
+
+
+class _Reader(LightVisitor):
+    """The light reader, plus GameBuilder's rule that a movetext result fills in `*`."""
+
+    def visit_result(self, result: str) -> None:
+        """Like GameBuilder: the movetext result replaces a missing or `*` Result tag."""
+        if self.game.headers.get("Result", "*") == "*":
+            self.game.headers["Result"] = result
+
+
+def _game_tree(light: LightGame) -> chess.pgn.Game:
+    """The GameBuilder tree of a fully read light game (same export, no SAN re-parsing)."""
+    game = chess.pgn.Game()
+    game.headers.update(light.headers)
+    root = light.nodes[0]
+    game.comment = root.comment
+    game.nags = set(root.nags)
+    nodes: list[chess.pgn.GameNode] = [game]
+    for node in light.nodes[1:]:
+        assert node.move is not None
+        nodes.append(
+            nodes[node.parent].add_variation(
+                node.move,
+                comment=node.comment,
+                starting_comment=node.starting_comment,
+                nags=node.nags,
+            )
+        )
+    return game
 
 
 def run_games(
