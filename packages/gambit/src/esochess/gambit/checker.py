@@ -123,6 +123,7 @@ class ProgramChecker:
 
     # ----------------------------------------------------------- properties
     def property(self, p: PropInfo) -> None:
+        """Check a property declaration: its default or trait body, with binders in scope."""
         d = p.decl
         label = f"trait '{p.name}'" if p.kind == "trait" else f"default of '{p.name}'"
         ctx = Ctx("trait" if p.kind == "trait" else "default", label, p.name,
@@ -173,6 +174,7 @@ class ProgramChecker:
         return self.func_ret(fs[0])
 
     def check_function(self, f: FuncInfo) -> T.Type:
+        """Check one overload body and return its (declared or inferred) return type."""
         d = f.decl
         kind = "fn" if d.pure else ("main" if d.name == "main" else "proc")
         label = f"function '{d.name}'" if d.pure else f"procedure '{d.name}'"
@@ -200,6 +202,7 @@ class ProgramChecker:
 
     # ----------------------------------------------------------- overload sets
     def overload_rules(self, name: str, fs: list[FuncInfo]) -> None:
+        """Check the declaration rules of §7.1 for one overload set."""
         if len(fs) < 2:
             return
         first = fs[0]
@@ -285,12 +288,14 @@ class ProgramChecker:
         return result
 
     def param_selector(self, f: FuncInfo, i: int) -> A.Selector | None:
+        """The selector of parameter `i` of an overload, if it has one."""
         t = f.decl.params[i].type
         while isinstance(t, A.TSuffix):
             t = t.inner
         return t.selector if isinstance(t, A.TSel) else None
 
     def sel_props(self, ent: str, sels: list[A.Selector | None]) -> list[PropInfo]:
+        """The fixed unary properties of `ent` mentioned by any of these selectors."""
         out: list[PropInfo] = []
         for s in sels:
             if s is None:
@@ -313,6 +318,7 @@ class ProgramChecker:
         return cells
 
     def prop_atoms(self, p: PropInfo) -> list[Any]:
+        """One representative value per atom of a property's domain (§7.5 step 2)."""
         t = p.type
         out: list[Any] = []
         if T.contains_none(t):
@@ -340,6 +346,7 @@ class ProgramChecker:
         return out
 
     def int_constants(self, p: PropInfo) -> set[int]:
+        """Every int constant that parameter selectors compare property `p` with."""
         found: set[int] = set()
         for fs in self.sym.funcs.values():
             for f in fs:
@@ -353,6 +360,7 @@ class ProgramChecker:
         return found
 
     def str_constants(self, p: PropInfo) -> set[str]:
+        """Every string constant that parameter selectors compare property `p` with."""
         found: set[str] = set()
         for fs in self.sym.funcs.values():
             for f in fs:
@@ -366,6 +374,7 @@ class ProgramChecker:
         return found
 
     def param_matches(self, f: FuncInfo, i: int, cell: Any) -> bool:
+        """True when parameter `i` of overload `f` accepts every instance of a cell."""
         t = f.params[i]
         if cell is None:
             return T.contains_none(t)
@@ -375,6 +384,7 @@ class ProgramChecker:
         return self.sel_matches_cell(sel, cell)
 
     def sel_matches_cell(self, sel: A.Selector, cell: dict[int, Any]) -> bool:
+        """True when every constant entry of the selector holds in the cell."""
         for e in sel.entries:
             p = self.sym.prop(e.prop, (sel.entity,))
             if p is None or p.pid not in cell:
@@ -390,6 +400,7 @@ class ProgramChecker:
 
     # ----------------------------------------------------------- notations
     def notations(self) -> None:
+        """Compile every notation regex, check its arity, then check the bodies."""
         for d in self.program.decls:
             if not isinstance(d, A.NotationDecl):
                 continue
@@ -679,19 +690,24 @@ class BodyChecker:
 
     # ------------------------------------------------------------ helpers
     def err(self, pos: A.Pos, message: str, notes: tuple[Note, ...] = ()) -> None:
+        """Record an error."""
         self.pc.err(pos, message, notes)
 
     def new_slot(self) -> int:
+        """Allocate a local slot in the current body."""
         self.nslots += 1
         return self.nslots - 1
 
     def push(self) -> None:
+        """Open a scope."""
         self.scopes.append({})
 
     def pop(self) -> None:
+        """Close the innermost scope."""
         self.scopes.pop()
 
     def lookup(self, name: str) -> Local | None:
+        """The visible local or parameter with this name."""
         for s in reversed(self.scopes):
             if name in s:
                 return s[name]
@@ -699,6 +715,7 @@ class BodyChecker:
 
     def declare_local(self, name: str, t: T.Type, pos: A.Pos, *, slot: int | None = None,
                       readonly: bool = False, allow_value: bool = False) -> int:  # fmt: skip
+        """Declare a local (reporting shadowing, §2.9) and return its slot."""
         if name in ("wins", "loses"):
             self.err(pos, f"'{name}' cannot name a local")
         elif self.lookup(name) is not None:
@@ -715,16 +732,20 @@ class BodyChecker:
         return slot
 
     def local_type(self, loc: Local) -> T.Type:
+        """The static type of a local, narrowed where a test holds."""
         return self.narrow.get(loc.slot, loc.type)
 
     @property
     def pure(self) -> bool:
+        """True inside a pure context (§8.1)."""
         return bool(self.pure_stack) or self.ctx.kind in ("fn", "trait", "default", "notation")
 
     def label(self) -> str:
+        """How purity messages name the current context."""
         return "filter body" if self.pure_stack else self.ctx.label
 
     def impure(self, pos: A.Pos, what: str) -> None:
+        """Report `what` when the current context is pure."""
         if self.pure:
             self.err(pos, f"{self.label()} cannot {what}")
 
@@ -761,6 +782,7 @@ class BodyChecker:
         self.err(at, f"type mismatch: expected {T.show(target)}, found {T.show(t)}")
 
     def widen_list(self, e: A.ListLit, t: T.ListT, target: T.Type) -> None:
+        """Record int-to-num conversions of the elements of a list literal."""
         if isinstance(target, T.ListT) and target.elem == T.NUM and t.elem == T.INT:
             for x in e.items:
                 self.conv[id(x)] = ("num",)
@@ -768,6 +790,7 @@ class BodyChecker:
     # ------------------------------------------------------------ bodies
     def body_block(self, b: A.Block, declared: T.Type | None, name: str,
                    notation: bool = False) -> T.Type:  # fmt: skip
+        """Check a body block; return the declared or inferred return type."""
         term = self.block(b, new_scope=True)
         if notation:
             return declared or T.ERR
@@ -803,6 +826,7 @@ class BodyChecker:
 
     # ------------------------------------------------------------ statements
     def stmt(self, s: A.Stmt) -> bool:
+        """Check a statement; True when it always terminates (§5.11)."""
         try:
             return self._stmt(s)
         except _Stop:
@@ -912,11 +936,13 @@ class BodyChecker:
         raise AssertionError(type(s))
 
     def subject_local(self, e: A.Expr) -> Local | None:
+        """The local a match subject names, for narrowing in its arms."""
         if isinstance(e, A.Name):
             return self.lookup(e.name)
         return None
 
     def ret(self, s: A.Return) -> bool:
+        """Check a return statement (§5.9)."""
         declared = self.ctx.declared_ret
         if self.ctx.kind == "notation":
             if s.value is not None:
@@ -942,6 +968,7 @@ class BodyChecker:
         return True
 
     def if_stmt(self, s: A.If) -> bool:
+        """Check an if statement with its narrowing (§3.14); True when it terminates."""
         saved = dict(self.narrow)
         all_term = True
         else_narrow: dict[int, T.Type] = {}
@@ -976,6 +1003,7 @@ class BodyChecker:
         return self.narrowing(e)
 
     def narrowing(self, e: A.Expr) -> tuple[dict[int, T.Type], dict[int, T.Type]]:
+        """The (then, else) narrowings of a condition, by local slot."""
         if isinstance(e, A.Unary) and e.op == "not":
             a, b = self.narrowing(e.operand)
             return b, a
@@ -1011,6 +1039,7 @@ class BodyChecker:
         return {}, {}
 
     def assign(self, s: A.Assign) -> None:
+        """Check an assignment, which may declare a local (§5.2)."""
         tgt = s.target
         if isinstance(tgt, A.Name) and s.op == "=":
             loc = self.lookup(tgt.name)
@@ -1092,6 +1121,7 @@ class BodyChecker:
         raise _Stop()
 
     def prop_place(self, p: PropInfo, pos: A.Pos) -> T.Type:
+        """Check that a property may be assigned here and return its type."""
         if p.kind == "fixed":
             self.err(pos, f"cannot assign to fixed property '{p.name}'")
         elif p.kind == "trait":
@@ -1101,6 +1131,7 @@ class BodyChecker:
         return p.type
 
     def place_root_is_state(self, e: A.Expr) -> PropInfo | None:
+        """The state property a place is rooted in, if any."""
         while isinstance(e, (A.Member, A.Index)):
             info = self.ann.get(id(e))
             if isinstance(e, A.Member) and isinstance(info, tuple) and info[0] in ("prop", "nary"):
@@ -1115,6 +1146,7 @@ class BodyChecker:
     # ------------------------------------------------------------ expressions
     def ex(self, e: A.Expr, expected: T.Type | None, *, statement: bool = False,
            as_place_root: bool = False) -> T.Type:  # fmt: skip
+        """Check an expression against an optional expected type and return its type."""
         try:
             t = self._ex(e, expected, statement)
         except _Stop:
@@ -1236,6 +1268,7 @@ class BodyChecker:
         raise AssertionError(type(e))
 
     def choose(self, e: A.Choose) -> T.Type:
+        """Check a choose expression (§10.2)."""
         self.impure(e.pos, "use 'choose'")
         self.pc.out.choosers.add(self.ctx.name)
         pt = self.ex(e.player, T.EntityT("Player"))
@@ -1260,6 +1293,7 @@ class BodyChecker:
         return T.ListT(elem) if e.k is not None else elem
 
     def list_lit(self, e: A.ListLit, expected: T.Type | None) -> T.Type:
+        """Check a list literal with the expected element type."""
         exp_elem = None
         if expected is not None:
             for m in T.members(expected):
@@ -1287,6 +1321,7 @@ class BodyChecker:
         return T.ListT(elem)
 
     def name(self, e: A.Name, expected: T.Type | None) -> T.Type:
+        """Resolve and type a bare name (§2.9)."""
         loc = self.lookup(e.name)
         if loc is not None:
             self.ann[id(e)] = ("local", loc.slot)
@@ -1327,6 +1362,7 @@ class BodyChecker:
         raise _Stop()
 
     def enum_member(self, name: str, expected: T.Type | None, pos: A.Pos) -> EnumVal:
+        """Resolve a bare enum member by the expected type (§3.2)."""
         cands = self.sym.members[name]
         if expected is not None:
             want = T.enums_of(T.strip_none(expected)) if expected != T.ANY else None
@@ -1349,11 +1385,13 @@ class BodyChecker:
         raise _Stop()
 
     def static_read(self, p: PropInfo, pos: A.Pos) -> None:
+        """Report a read that a static default may not make (§2.6.5)."""
         if self.ctx.static and p.kind != "fixed":
             self.err(pos, f"{self.label()} must be static: it reads {p.kind} property "
                      f"'{p.name}'")  # fmt: skip
 
     def member(self, e: A.Member) -> T.Type:
+        """Check `x.name`: property, struct member or qualified enum member."""
         if isinstance(e.obj, A.Name) and e.obj.name in self.sym.enums \
                 and self.lookup(e.obj.name) is None:  # fmt: skip
             info = self.sym.enums[e.obj.name]
@@ -1377,6 +1415,7 @@ class BodyChecker:
         raise _Stop()
 
     def member_error(self, e: A.Member, ot: T.Type) -> None:
+        """Report why `x.name` cannot be read from a value of type `ot`."""
         if isinstance(ot, T.ErrT):
             raise _Stop()
         if ot == T.ANY:
@@ -1393,6 +1432,7 @@ class BodyChecker:
         raise _Stop()
 
     def unary_prop(self, e: A.Member, t: T.EntityT) -> PropInfo:
+        """The unary property `name` of an entity type."""
         p = self.sym.prop(e.name, (t.name,))
         if p is None:
             self.err(e.pos, f"{t.name} has no property '{e.name}'")
@@ -1402,6 +1442,7 @@ class BodyChecker:
         return p
 
     def nary_prop(self, e: A.Member, ts: list[T.Type]) -> PropInfo:
+        """The n-ary property read by `(a, b).name`."""
         names: list[str] = []
         for t, x in zip(ts, e.obj.items if isinstance(e.obj, A.TupleExpr) else (), strict=False):
             base = T.EntityT(t.entity) if isinstance(t, T.SelT) else t
@@ -1420,6 +1461,7 @@ class BodyChecker:
         return p
 
     def struct_member(self, e: A.Member, t: T.StructT) -> T.Type:
+        """The type of a struct member."""
         for name, mt, _, _ in self.sym.structs[t.name].members:
             if name == e.name:
                 self.ann[id(e)] = ("field", name)
@@ -1428,6 +1470,7 @@ class BodyChecker:
         raise _Stop()
 
     def notation_lit(self, e: A.NotationLit, expected: T.Type | None) -> T.Type:
+        """Choose the notation of a literal from its candidates and context (§9.6)."""
         import re
 
         cands = [n for n in self.sym.notations if re.fullmatch(n.regex, e.text)]
@@ -1458,6 +1501,7 @@ class BodyChecker:
 
     # ------------------------------------------------------------ operators
     def unary(self, e: A.Unary) -> T.Type:
+        """Check a prefix operation."""
         t = self.ex(e.operand, None)
         if isinstance(t, T.ErrT):
             return T.ERR if e.op != "not" else T.BOOL
@@ -1481,6 +1525,7 @@ class BodyChecker:
         raise _Stop()
 
     def arith(self, op: str, a: T.Type, b: T.Type, pos: A.Pos) -> T.Type:
+        """The result type of an arithmetic operation (§4.3)."""
         if isinstance(a, T.ErrT) or isinstance(b, T.ErrT):
             return T.ERR
         if T.ANY in (a, b):
@@ -1499,6 +1544,7 @@ class BodyChecker:
         raise _Stop()
 
     def binary(self, e: A.Binary, expected: T.Type | None) -> T.Type:
+        """Check a binary operation."""
         op = e.op
         if op in ("and", "or"):
             a = self.ex(e.left, None)
@@ -1612,6 +1658,7 @@ class BodyChecker:
         return None
 
     def selector(self, s: A.Selector, *, pattern: bool, param: bool = False) -> None:
+        """Check a selector's entries (§6.2, §6.7 for parameters)."""
         if self.ctx.static and not pattern:
             self.err(s.pos, f"{self.label()} must be static: it evaluates a selector")
         for en in s.entries:
@@ -1659,6 +1706,7 @@ class BodyChecker:
                 continue
 
     def constant_entry(self, en: A.Entry, p: PropInfo) -> bool:
+        """True when a parameter selector entry compares with constants only."""
         base = T.strip_none(p.type)
         only_none = en.op == "pat" and isinstance(en.pattern, (A.PNone,)) or (
             en.op == "pat" and isinstance(en.pattern, A.PNot)
@@ -1677,6 +1725,7 @@ class BodyChecker:
 
     # ------------------------------------------------------------ calls
     def call(self, e: A.Call, expected: T.Type | None, statement: bool) -> T.Type:
+        """Check a call: local value, overload set, built-in, or constructor."""
         f = e.func
         if isinstance(f, A.Name):
             loc = self.lookup(f.name)
@@ -1700,6 +1749,7 @@ class BodyChecker:
         return self.value_call(e, ft, None)
 
     def args_untyped(self, e: A.Call) -> list[T.Type]:
+        """Check arguments that have no parameter types (calls of values)."""
         out = []
         for a in e.args:
             if a.name is not None:
@@ -1708,6 +1758,7 @@ class BodyChecker:
         return out
 
     def value_call(self, e: A.Call, ft: T.Type, f: A.Name | None) -> T.Type:
+        """Check a call of a Function or Procedure value (§7.9)."""
         if f is not None:
             self.ex(f, None)
         if ft not in (T.FUNCTION, T.PROCEDURE) and not isinstance(ft, T.ErrT):
@@ -1721,6 +1772,7 @@ class BodyChecker:
         return T.ANY
 
     def builtin_call(self, e: A.Call, name: str) -> T.Type:
+        """Check a built-in call (§12)."""
         if name == "print":
             self.impure(e.pos, "print")
         elif name in B.CHANCE:
@@ -1749,6 +1801,7 @@ class BodyChecker:
         return rt
 
     def place_arg(self, x: A.Expr, name: str) -> T.Type:
+        """Check the place argument of a place built-in."""
         try:
             t = self.place_quiet(x)
         except _Stop:
@@ -1778,6 +1831,7 @@ class BodyChecker:
             self.pure_stack, self.ctx.kind = saved[0], kind
 
     def ctor(self, e: A.Call, name: str) -> T.Type:
+        """Check an entity or struct constructor call (§4.11)."""
         if name == "Player":
             self.err(e.pos, "players are created by the runtime")
             raise _Stop()
@@ -1828,6 +1882,7 @@ class BodyChecker:
         return T.EntityT(name)
 
     def overload_call(self, e: A.Call, name: str) -> T.Type:
+        """Check a call of an overload set, including its cells (§7.5)."""
         fs = self.sym.funcs[name]
         n = len(e.args)
         group = [f for f in fs if len(f.params) == n]
@@ -1911,6 +1966,7 @@ class BodyChecker:
         return out
 
     def cell_check(self, e: A.Call, name: str, group: list[FuncInfo]) -> None:
+        """Report the first cell a call reaches with no or no least overload."""
         info = self.pc.overload_set(name, len(group[0].params))
         if info is None:
             if len(group) > 1:
@@ -1959,9 +2015,11 @@ class BodyChecker:
                 return
 
     def check_duplicates_simple(self, e: A.Call, name: str, group: list[FuncInfo]) -> None:
+        """Overload sets without entity positions need no cell check."""
         return
 
     def describe_cell(self, group: list[FuncInfo], positions: list[int], cell: Any) -> str:
+        """Describe a cell for messages: "a Card with suit SPADES and rank ACE"."""
         parts = []
         for k, i in enumerate(positions):
             ent = _entity_of(group[0].params[i]) or "?"

@@ -178,6 +178,7 @@ class Compiler:
 
     # ------------------------------------------------------------ program
     def build(self) -> Program:
+        """Compile everything into a Program."""
         for p in self.sym.props:
             self.props.append(Prop(p.pid, p.name, p.kind, p.params, self.zero(p.type)))
         for fs in self.sym.funcs.values():
@@ -253,6 +254,7 @@ class Compiler:
         return out
 
     def zero(self, t: T.Type) -> Any:
+        """The zero value of a type (§3.12), or UNSET."""
         if t == T.INT:
             return 0
         if t == T.NUM:
@@ -268,6 +270,7 @@ class Compiler:
         return UNSET
 
     def struct_zero(self, name: str) -> Ev:
+        """A closure building a struct with all its defaults."""
         info = self.sym.structs[name]
         names = tuple(m[0] for m in info.members)
         parts: list[Ev] = []
@@ -285,6 +288,7 @@ class Compiler:
         return make
 
     def default_expr(self, e: A.Expr, t: T.Type) -> Ev:
+        """A closure for a default expression, with its own locals."""
         n = self.ck.nlocals.get(id(e), 0)
         f = self.expr(e)
 
@@ -294,6 +298,7 @@ class Compiler:
         return run
 
     def property(self, info: PropInfo, prop: Prop) -> None:
+        """Compile a trait body or a default expression."""
         d = info.decl
         if info.pid == 0 and info.name == "number":
             return
@@ -318,6 +323,7 @@ class Compiler:
             prop.default = self.struct_zero(info.type.name)
 
     def overload_set(self, name: str, fs: list[FuncInfo]) -> list[Overload]:
+        """The run-time overloads of a set, most specific first."""
         out = []
         cache: dict[int, Any] = {}
         for f in fs:
@@ -352,6 +358,7 @@ class Compiler:
         return out
 
     def ck_set(self, name: str, arity: int) -> Any:
+        """The checker's cell analysis of one overload set."""
         from esochess.gambit.checker import ProgramChecker
 
         pc = ProgramChecker.__new__(ProgramChecker)
@@ -360,6 +367,7 @@ class Compiler:
         return pc.overload_set(name, arity)
 
     def sel_tester(self, sel: A.Selector, optional: bool) -> Callable[[Machine, Any], bool]:
+        """A run-time test of an instance against a parameter selector."""
         leaves, test = self.selector_entries(sel)
         empty: list[Any] = []
 
@@ -372,6 +380,7 @@ class Compiler:
         return t
 
     def function(self, f: FuncInfo) -> None:
+        """Compile a function or procedure body."""
         code = self.codes[id(f.decl)]
         self.code = code
         self.in_proc = not f.pure
@@ -386,6 +395,7 @@ class Compiler:
                 code.simple = c
 
     def notation(self, n: Any) -> None:
+        """Compile a notation body."""
         code = self.notation_codes[id(n.decl)]
         self.code = code
         self.in_proc = False
@@ -394,26 +404,31 @@ class Compiler:
 
     # ------------------------------------------------------------ statements
     def emit(self, *ins: Any) -> int:
+        """Append an instruction and return its index."""
         assert self.code is not None
         self.code.instrs.append(tuple(ins))
         return len(self.code.instrs) - 1
 
     def here(self) -> int:
+        """The index of the next instruction."""
         assert self.code is not None
         return len(self.code.instrs)
 
     def patch(self, at: int, target: int) -> None:
+        """Set the jump target of an emitted instruction."""
         assert self.code is not None
         ins = list(self.code.instrs[at])
         ins[-1] = target
         self.code.instrs[at] = tuple(ins)
 
     def new_temp(self) -> int:
+        """A fresh local slot for a temporary."""
         assert self.code is not None
         self.code.nlocals += 1
         return self.code.nlocals - 1
 
     def block(self, b: A.Block) -> None:
+        """Compile the statements of a block."""
         for s in b.stmts:
             self.stmt(s)
 
@@ -422,6 +437,7 @@ class Compiler:
         return self.lower(e) if self.in_proc else self.expr(e)
 
     def stmt(self, s: A.Stmt) -> None:
+        """Compile one statement."""
         if isinstance(s, A.ExprStmt):
             c = self.ev(s.expr)
             if not self.is_pausing_node(s.expr):
@@ -553,6 +569,7 @@ class Compiler:
         raise AssertionError(type(s))
 
     def zero_of_decl(self, s: A.DeclStmt) -> Ev:
+        """The initial value of a declaration without an initialiser."""
         from esochess.gambit.resolver import resolve_type
 
         t = resolve_type(self.sym, s.type)
@@ -562,6 +579,7 @@ class Compiler:
         return lambda m, L: z
 
     def simple(self, s: A.Simple) -> None:
+        """Compile draw, illegal, commit, break or continue."""
         k = s.kind
         pos = s.pos
         if k == "break":
@@ -587,6 +605,7 @@ class Compiler:
             self.emit(OP_EXEC, draw)
 
     def end(self, s: A.EndStmt) -> Ev:
+        """A closure for `wins`/`loses`."""
         who = self.ev(s.who)
         kind = s.kind
         pos = s.pos
@@ -606,6 +625,7 @@ class Compiler:
         return end
 
     def assign(self, s: A.Assign) -> None:
+        """Compile an assignment."""
         info = self.ann.get(id(s))
         if isinstance(info, tuple) and info[0] == "declare":
             self.emit(OP_SET, info[1], self.ev(s.value))
@@ -736,6 +756,7 @@ class Compiler:
         return False
 
     def lower(self, e: A.Expr) -> Ev:
+        """An expression whose choices and pausing calls become instructions."""
         if not self.pauses(e):
             return self.expr(e)
         conditional = self.lower_conditional(e)
@@ -834,6 +855,7 @@ class Compiler:
         return None
 
     def choose_spec(self, e: A.Choose) -> Ev:
+        """A closure evaluating a choose's player, K, prompt and options."""
         player = self.expr(e.player)
         k = self.expr(e.k) if e.k is not None else None
         prompt = self.expr(e.prompt) if e.prompt is not None else None
@@ -849,6 +871,7 @@ class Compiler:
 
     # ------------------------------------------------------------ expressions
     def wrap_conv(self, e: Any, f: Ev) -> Ev:
+        """Apply the checker's implicit conversion of an expression, if any."""
         c = self.conv.get(id(e))
         if c is None:
             return f
@@ -874,6 +897,7 @@ class Compiler:
         return coerce
 
     def expr(self, e: A.Expr) -> Ev:
+        """Compile an expression into a closure."""
         o = self.override.get(id(e))
         if o is not None:
             return o
@@ -969,6 +993,7 @@ class Compiler:
         raise AssertionError(type(e))
 
     def name(self, e: A.Name) -> Ev:
+        """Compile a bare name."""
         info = self.ann[id(e)]
         kind = info[0]
         if kind == "local":
@@ -995,6 +1020,7 @@ class Compiler:
         raise AssertionError(kind)
 
     def member(self, e: A.Member) -> Ev:
+        """Compile `x.name`."""
         info = self.ann[id(e)]
         pos = e.pos
         if info[0] == "enum":
@@ -1027,6 +1053,7 @@ class Compiler:
 
     # ------------------------------------------------------------ calls
     def call(self, e: A.Call) -> Ev:
+        """Compile a call that cannot pause."""
         info = self.ann[id(e)]
         kind = info[0]
         pos = e.pos
@@ -1052,6 +1079,7 @@ class Compiler:
         return sync
 
     def call_resolver(self, e: A.Call) -> Callable[[Machine, list[Any]], tuple[Code, list[Any]]]:
+        """A closure choosing the callee and evaluating the arguments."""
         info = self.ann[id(e)]
         pos = e.pos
         args = [self.expr(a.value) for a in e.args]
@@ -1085,6 +1113,7 @@ class Compiler:
         return resolve
 
     def builtin(self, e: A.Call, name: str) -> Ev:
+        """Compile a built-in call."""
         pos = e.pos
         if name in B.PLACE:
             get, put = self.place(e.args[0].value)
@@ -1148,6 +1177,7 @@ class Compiler:
         return all(self.effect_free(c) for c in _children(e))
 
     def struct_ctor(self, e: A.Call, name: str) -> Ev:
+        """Compile a struct constructor call."""
         info = self.sym.structs[name]
         given = {a.name: self.expr(a.value) for a in e.args if a.name is not None}
         order = [a.name for a in e.args if a.name is not None]
@@ -1176,6 +1206,7 @@ class Compiler:
         return make
 
     def entity_ctor(self, e: A.Call, name: str) -> Ev:
+        """Compile an entity constructor call (§10.1)."""
         given = [(a.name, self.expr(a.value)) for a in e.args if a.name is not None]
         unary = [p for p in self.props if p.params == (name,) and p.kind in ("fixed", "state")]
         pos = e.pos
@@ -1203,6 +1234,7 @@ class Compiler:
         return create
 
     def notation_lit(self, e: A.NotationLit) -> Ev:
+        """Compile a notation literal: run its body each time (§9.7)."""
         import re
 
         info = self.ann[id(e)][1]
@@ -1235,6 +1267,7 @@ class Compiler:
 
     # ------------------------------------------------------------ operators
     def arith(self, op: str, pos: A.Pos) -> Callable[[Any, Any], Any]:
+        """The run-time arithmetic of an operator, with its errors."""
         if op == "+":
 
             def add(a: Any, b: Any) -> Any:
@@ -1265,6 +1298,7 @@ class Compiler:
         return mod
 
     def unary(self, e: A.Unary) -> Ev:
+        """Compile a prefix operation."""
         f = self.expr(e.operand)
         if e.op == "not":
             return lambda m, L: not truthy(f(m, L))
@@ -1275,6 +1309,7 @@ class Compiler:
         return lambda m, L: B.PURE_IMPL["len"](f(m, L)) if f(m, L) is not None else 0
 
     def binary(self, e: A.Binary) -> Ev:
+        """Compile a binary operation."""
         op = e.op
         a = self.expr(e.left)
         if op in ("==", "!="):
@@ -1381,6 +1416,7 @@ class Compiler:
     def selector_entries(
         self, sel: A.Selector
     ) -> tuple[list[Ev], Callable[[Machine, Any, Sequence[Any]], bool]]:
+        """Value closures and the instance test of a selector's entries."""
         leaves: list[Ev] = []
         tests: list[Callable[[Machine, Any, Sequence[Any]], bool]] = []
         for en in sel.entries:
@@ -1424,6 +1460,7 @@ class Compiler:
         return lambda m, x, vals: cmp(read(m, x), vals[k])
 
     def selector(self, sel: A.Selector) -> Ev:
+        """Compile a selector expression: the matching instances in creation order."""
         leaves, test = self.selector_entries(sel)
         ent = sel.entity
         static = all(self.ann[id(en)].kind == "fixed" for en in sel.entries if id(en) in self.ann)
