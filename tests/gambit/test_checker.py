@@ -151,3 +151,11 @@ def test_no_overload_accepts_none() -> None:
 def test_player_count_rules() -> None:
     assert any("between 1 and 16" in e for e in errors_of("players 0\nmain() { }\n"))
     assert compiled("players 2..4\nmain() { }\n").players_range == (2, 4)
+
+
+def test_loop_never_ends_warning() -> None:
+    _, diags = compile_source("main() {\n    loop {\n        print(1)\n    }\n}\n", "prog.gmb")
+    assert [d.header() for d in diags] == ["prog.gmb:2:5: warning: this loop never ends"]
+    # A procedure call might end the game: no warning.
+    _, diags2 = compile_source("f() { }\nmain() {\n    loop {\n        f()\n    }\n}\n", "p.gmb")
+    assert diags2 == []

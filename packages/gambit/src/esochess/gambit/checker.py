@@ -913,7 +913,7 @@ class BodyChecker:
             self.loops.append([False])
             self.block(s.body)
             broke = self.loops.pop()[0]
-            if not broke and not _loop_exits(s.body):
+            if not broke and not _loop_exits(s.body, self.ann, self.sym):
                 self.pc.warn(s.pos, "this loop never ends")
             return not broke
         if isinstance(s, A.MatchStmt):
@@ -923,6 +923,8 @@ class BodyChecker:
             has_else = False
             for arm in s.arms:
                 saved = dict(self.narrow)
+                if has_else:
+                    self.err(arm.pos, "unreachable match arm: an earlier arm matches everything")
                 if arm.pattern is None or isinstance(arm.pattern, A.PAny):
                     has_else = True
                 if arm.pattern is not None:
@@ -1252,7 +1254,12 @@ class BodyChecker:
             st = self.ex(e.subject, None)
             loc = self.subject_local(e.subject)
             result = None
+            seen_else = False
             for marm in e.arms:
+                if seen_else:
+                    self.err(marm.pos, "unreachable match arm: an earlier arm matches everything")
+                if marm.pattern is None or isinstance(marm.pattern, A.PAny):
+                    seen_else = True
                 saved = dict(self.narrow)
                 if marm.pattern is not None:
                     nt = self.pattern(marm.pattern, st)
@@ -2142,8 +2149,9 @@ def _stmt_pos(s: Any) -> A.Pos:
     return pos
 
 
-def _loop_exits(b: A.Block) -> bool:
-    """True when a loop body may leave the loop: break, return, game end, or a call."""
+def _loop_exits(b: A.Block, ann: dict[Any, Any], sym: Symbols) -> bool:
+    """True when a loop body may leave the loop: break, return, a game end, or a call of
+    a procedure (which might end the game; functions and built-ins cannot)."""
     found = False
 
     def walk(node: Any, in_nested_loop: bool) -> None:
@@ -2157,7 +2165,11 @@ def _loop_exits(b: A.Block) -> bool:
         elif isinstance(node, (A.Return, A.EndStmt)):
             found = True
         elif isinstance(node, A.Call):
-            found = True
+            info = ann.get(id(node))
+            if not isinstance(info, tuple) or info[0] == "value" or (
+                info[0] == "call" and not sym.funcs[info[1]][0].pure
+            ):
+                found = True
         if isinstance(node, (list, tuple)):
             for x in node:
                 walk(x, in_nested_loop)
