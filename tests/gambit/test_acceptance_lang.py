@@ -540,3 +540,21 @@ def test_30_card_notation_in_blackjack(tmp_path: Path) -> None:
     r = gambit("run", str(EXAMPLES / "blackjack.gmb"), "--players", "random", "--seed", "1")
     assert r.exit_code == 0, r.stderr
     assert r.lines[0] == "Notation check: AS 11 10H 10 QD 10"
+
+
+def test_internal_errors_exit_70_without_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import esochess.gambit.cli as cli
+
+    def broken(source: str, path: str) -> object:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(cli, "compile_source", broken)
+    monkeypatch.delenv("GAMBIT_DEBUG", raising=False)
+    r = check_source(tmp_path, "main() { }\n")
+    assert r.exit_code == 70
+    assert r.stderr == "gambit: internal error: boom (please report this)\n"
+    monkeypatch.setenv("GAMBIT_DEBUG", "1")
+    r2 = check_source(tmp_path, "main() { }\n")
+    assert r2.exit_code == 70 and "Traceback" in r2.stderr
