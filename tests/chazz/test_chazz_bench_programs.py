@@ -10,6 +10,7 @@ from types import ModuleType
 
 import pytest
 from chazz_helpers import run_line
+
 from esochess.chazz.brainfuck import translate
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "chazz_bench.py"

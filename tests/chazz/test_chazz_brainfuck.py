@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 from chazz_helpers import run_line
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from esochess.chazz.brainfuck import TranslationError, translate
 from esochess.chazz.loader import parse_program
 from esochess.fen import SourceError
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def bf_run(code: str, stdin: bytes, max_ops: int) -> bytes | None:

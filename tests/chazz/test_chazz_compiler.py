@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from chazz_helpers import both
+
 from esochess.chazz.compiler import _iterations, compile_program, generate_source
 from esochess.chazz.engines import run
 from esochess.chazz.loader import parse_program

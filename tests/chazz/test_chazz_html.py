@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
+
 from esochess.chazz.html import export_html
 from esochess.chazz.loader import parse_program
 

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from esochess.chazz.loader import LoadError, load_program, parse_program
 
 

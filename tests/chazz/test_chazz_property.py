@@ -7,10 +7,11 @@ from pathlib import Path
 
 from chazz_helpers import run_grid
 from click.testing import CliRunner
-from esochess.chazz.cli import main
-from esochess.fen import Grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from esochess.chazz.cli import main
+from esochess.fen import Grid
 
 PIECES = "PNBRQKpnbrqk"
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
 from esochess.chazz.cli import main
 
 BIN = Path(sys.executable).parent

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import click
+
 from esochess.chazz.brainfuck import TranslationError, translate
 from esochess.chazz.engines import ENGINES, Engine, run
 from esochess.chazz.html import DEFAULT_HTML, export_html
