@@ -175,6 +175,8 @@ class Compiler:
         self.in_proc = False
         self.notation_codes: dict[int, Code] = {}
         self.overloads: dict[str, list[Overload]] = {}
+        # Shared with the Program: memoised pure results and static selections.
+        self.memo: dict[Any, Any] = {}
 
     # ------------------------------------------------------------ program
     def build(self) -> Program:
@@ -217,7 +219,7 @@ class Compiler:
         main.where = "main"
         return Program(
             self.sym.path, self.sym.source, main, list(self.sym.entities), self.props,
-            self.sym.players, self.sym.has_illegal, name_props, overloads,
+            self.sym.players, self.sym.has_illegal, name_props, overloads, memo=self.memo,
         )  # fmt: skip
 
     def static_trait(self, info: PropInfo, static_fns: set[str]) -> bool:
@@ -1414,9 +1416,10 @@ class Compiler:
             else vals[k] is None  # fmt: skip
 
     def selector_entries(
-        self, sel: A.Selector
+        self, sel: A.Selector, only: bool | None = None
     ) -> tuple[list[Ev], Callable[[Machine, Any, Sequence[Any]], bool]]:
-        """Value closures and the instance test of a selector's entries."""
+        """Value closures (of every entry, in order) and the instance test of the entries
+        on fixed properties (`only=True`), on other properties (False), or of all (None)."""
         leaves: list[Ev] = []
         tests: list[Callable[[Machine, Any, Sequence[Any]], bool]] = []
         for en in sel.entries:
@@ -1430,7 +1433,9 @@ class Compiler:
                 v = m.store.get((prop.pid, (inst,)), UNSET)
                 return v if v is not UNSET else m.read_prop(prop, (inst,), pos)
 
-            tests.append(self.entry_test(en, read, leaves))
+            t = self.entry_test(en, read, leaves)
+            if only is None or only == (prop.kind == "fixed"):
+                tests.append(t)
 
         def test(m: Machine, x: Any, vals: Sequence[Any]) -> bool:
             for t in tests:
@@ -1460,30 +1465,52 @@ class Compiler:
         return lambda m, x, vals: cmp(read(m, x), vals[k])
 
     def selector(self, sel: A.Selector) -> Ev:
-        """Compile a selector expression: the matching instances in creation order."""
-        leaves, test = self.selector_entries(sel)
+        """Compile a selector expression: the matching instances in creation order.
+
+        The entries on fixed properties select a subset that changes only when instances
+        are created: it is cached per (selector, their values, instance-set version), and
+        the other entries are tested on that subset only.
+        """
+        leaves, fixed_test = self.selector_entries(sel, only=True)
+        _, dynamic_test = self.selector_entries(sel, only=False)
         ent = sel.entity
-        static = all(self.ann[id(en)].kind == "fixed" for en in sel.entries if id(en) in self.ann)
+        kinds = [self.props[self.ann[id(en)].pid].kind == "fixed" for en in sel.entries]
+        has_fixed, has_dynamic = any(kinds), not all(kinds)
+        fixed_leaves = self.fixed_leaf_indices(sel)
         key_id = id(sel)
+        memo = self.memo
 
         def select(m: Machine, L: list[Any]) -> Any:
             vals = [f(m, L) for f in leaves]
-            if static:
-                key = (key_id, *vals)
-                try:
-                    hit = m.selector_cache.get(key)
-                except TypeError:
-                    hit = None
-                    key = None  # type: ignore[assignment]
-                if hit is not None:
-                    return hit
-                out = tuple(x for x in m.instances[ent] if test(m, x, vals))
-                if key is not None:
-                    m.selector_cache[key] = out
-                return out
-            return tuple(x for x in m.instances[ent] if test(m, x, vals))
+            if has_fixed:
+                key = (key_id, m.inst_version, *[vals[i] for i in fixed_leaves])
+                base = memo.get(key)
+                if base is None:
+                    base = tuple(x for x in m.instances[ent] if fixed_test(m, x, vals))
+                    memo[key] = base
+            else:
+                base = m.instances[ent]
+            if has_dynamic:
+                return tuple(x for x in base if dynamic_test(m, x, vals))
+            return base
 
         return select
+
+    def fixed_leaf_indices(self, sel: A.Selector) -> list[int]:
+        """Positions, among a selector's entry values, of those of fixed-property entries."""
+        out: list[int] = []
+        count = 0
+        for en in sel.entries:
+            if en.op == "pat" and en.pattern is not None:
+                n = len(self.pattern_parts(en.pattern, 0)[0])
+            elif en.op in ("true", "false"):
+                n = 0
+            else:
+                n = 1
+            if self.props[self.ann[id(en)].pid].kind == "fixed":
+                out.extend(range(count, count + n))
+            count += n
+        return out
 
 
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {

@@ -287,7 +287,6 @@ class Machine:
         self.version = next(_VERSIONS)
         self.inst_version = next(_VERSIONS)
         self.finished: Result | None = None
-        self.selector_cache: dict[Any, tuple[Inst, ...]] = {}
         # Set by the game layer on look-ahead forks: stop at a `commit` (§10.3, §10.4).
         self.pause_at_commit = False
         # True for machines made by fork(): their output is never seen.
@@ -366,7 +365,6 @@ class Machine:
         m.version = self.version
         m.inst_version = self.inst_version
         m.finished = self.finished
-        m.selector_cache = dict(self.selector_cache)
         m.pause_at_commit = self.pause_at_commit
         m.forked = True
         return m
@@ -571,8 +569,6 @@ class Machine:
         self.instances[type_name] = existing + (inst,)
         self.version = next(_VERSIONS)
         self.inst_version = next(_VERSIONS)
-        if self.selector_cache:
-            self.selector_cache.clear()
         return inst
 
     def end_turn(self) -> None:
