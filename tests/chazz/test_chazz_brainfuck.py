@@ -66,6 +66,10 @@ def test_a_run_becomes_pawns_on_the_set_bits() -> None:
     assert translate("+++-") == "1P w"  # a run is counted net
 
 
+def test_the_board_is_as_wide_as_the_highest_pawn_column() -> None:
+    assert translate("+" * 256 + ".") == "8PR w"  # 256 = 2**8: a pawn in column 8
+
+
 def test_a_pawn_left_of_the_cursor_starts_a_new_rank() -> None:
     assert translate("++.+") == "1PR/P w"  # the last pawn (column 0) is left of the cursor
     assert translate(".++") == "RP w"  # column 1 is the cursor: same rank

@@ -36,6 +36,13 @@ def test_a_clear_loop_becomes_a_store() -> None:
     assert both("rBpb b", b"x", prompt=False).stdout == b"\n"
 
 
+def test_a_flat_body_ending_at_zero_runs_once() -> None:
+    line = "rBNPnkb/1NR b"  # if (read) { cell 1 += 8; cell 0 = 0 }
+    assert "while" not in source(line)
+    assert both(line, b"\x00", prompt=False).stdout == b"\x00\n"
+    assert both(line, b"x", prompt=False).stdout == b"\x08\n"
+
+
 def test_a_transfer_loop_is_solved_in_closed_form() -> None:
     # cell 0 = read; [>+++<-]: cell 1 += 3 * cell 0 (pawns in columns 0 and 1: +3)
     line = "rBN/PPn/pb/NR b"
