@@ -9,6 +9,9 @@ for q in en-passant underpromotion queen-fork carlsen-wins-black captures-statis
   echo "-- $q: $(head -1 $q.cql | sed 's|^// ||')"
   cql --gamenumber 1-300 -o "$OUT/$q.pgn" "$q.cql" "$PGN"
 done
-echo "-- first game found by en-passant.cql:"
-sed -n '1,/^$/p' "$OUT/en-passant.pgn" | head -12
-grep -m1 -n "CQL" "$OUT/en-passant.pgn" || true
+echo "-- first game found by en-passant.cql (tags, then the movetext line with the marker):"
+sed -n '1,/^$/p' "$OUT/en-passant.pgn" | head -7
+grep -m1 "{ CQL }" "$OUT/en-passant.pgn" || true
+echo "-- a query error is reported at the offending token (exit code 2):"
+printf 'cql() x = 3 if x then check\n' > "$OUT/err.cql"
+cql -o "$OUT/none.pgn" "$OUT/err.cql" "$PGN" 2>&1 | sed "s|$OUT/||" || true
