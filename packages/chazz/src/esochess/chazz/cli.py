@@ -74,12 +74,14 @@ class _ChazzCommand(click.Command):
         parent: click.Context | None = None,
         **extra: Any,
     ) -> click.Context:
+        """Hand `from-bf …` to its own command; everything else is a program to run."""
         if args and args[0] == "from-bf":
             name = f"{info_name} from-bf" if info_name else "from-bf"
             return from_bf.make_context(name, args[1:], parent=parent, **extra)
         return super().make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx: click.Context) -> Any:
+        """Run the command the context was made for."""
         if ctx.command is not self:
             return ctx.command.invoke(ctx)
         return super().invoke(ctx)

@@ -84,6 +84,7 @@ class _Writer:
     indent: int = 1
 
     def line(self, text: str) -> None:
+        """Append one line at the current indentation."""
         self.lines.append("    " * self.indent + text)
 
 
@@ -106,13 +107,16 @@ class _Block:
     text: bytearray = field(default_factory=bytearray)
 
     def state(self, offset: int) -> Cell:
+        """What is known of the cell at `offset`."""
         return self.cells.get(offset, _ZERO if self.zeros else _DIRTY)
 
     def value(self, offset: int) -> int | None:
+        """The cell's value if it is known (written or pending), else None."""
         kind, value = self.state(offset)
         return value if kind in ("set", "known") else None
 
     def add(self, offset: int, delta: int) -> None:
+        """Record `cell += delta`."""
         kind, value = self.state(offset)
         if kind in ("dirty", "add"):
             self.cells[offset] = ("add", signed32(value + delta if kind == "add" else delta))
@@ -120,6 +124,7 @@ class _Block:
             self.set(offset, value + delta)
 
     def set(self, offset: int, value: int) -> None:
+        """Record `cell = value` (dropped if memory already holds it)."""
         value = signed32(value)
         kind, old = self.state(offset)
         if kind == "known":
@@ -150,6 +155,7 @@ class _Block:
         return _Block(self.shift, cells, self.zeros)
 
     def same_knowledge(self, other: _Block) -> bool:
+        """Whether two clean states know the same things."""
         keys = set(self.cells) | set(other.cells)
         return self.zeros == other.zeros and all(self.state(o) == other.state(o) for o in keys)
 
@@ -226,6 +232,7 @@ class _Codegen:
         return "p" if offset == 0 else f"p-{self.size - offset}"
 
     def cell(self, offset: int) -> str:
+        """The expression of the cell `offset` squares right of `p`."""
         return f"mem[{self.idx(offset)}]"
 
     def flush_steps(self, block: _Block, check: bool = True) -> None:
@@ -257,6 +264,7 @@ class _Codegen:
             block.memory.pop(offset, None)
 
     def materialize_all(self, block: _Block) -> None:
+        """Write every pending effect to memory."""
         for offset in list(block.cells):
             self.materialize(block, offset)
 
@@ -270,11 +278,13 @@ class _Codegen:
             block.shift = base
 
     def raise_error(self, block: _Block, kind: int) -> None:
+        """Emit the raise of a loop error (constant output first)."""
         self.flush_text(block)
         self.writer.line(f"raise LoopError(ERRORS[{kind}])")
 
     # -- straight-line instructions ------------------------------------------------------
     def instr(self, node: Instr, block: _Block) -> None:
+        """Evaluate one straight-line instruction, emitting code only where it must."""
         piece = node.piece
         self.work_done += 1
         if self.work_done > self.deadline:
@@ -337,6 +347,7 @@ class _Codegen:
         return True
 
     def stray_close(self, node: StrayClose, block: _Block) -> None:
+        """A `b` with no `B`: the underflow error."""
         if self.traced:
             self.trace_head(node.close)
         else:
@@ -414,6 +425,7 @@ class _Codegen:
         self.raise_if(block, f"{self.cell(block.shift)} & {MASK32}", _OVERFLOW)
 
     def raise_if(self, block: _Block, test: str, kind: int) -> None:
+        """Emit `if TEST: raise` for a loop error."""
         self.writer.line(f"if {test}:")
         self.writer.indent += 1
         self.raise_error(block, kind)
@@ -671,6 +683,7 @@ class _Codegen:
         block.cells[block.shift] = _ZERO
 
     def while_loop(self, node: Loop, head: _Block) -> None:
+        """Emit the `while` of a loop whose tests all see the state `head`."""
         base = head.shift
         w = self.writer
         w.line(f"while {self.cell(base)} & {MASK32}:")
@@ -741,12 +754,14 @@ class _Codegen:
 
     # -- tracing -------------------------------------------------------------------------
     def trace_head(self, node: Instr) -> None:
+        """Traced code: the step limit, the step count and the trace line of `node`."""
         w = self.writer
         w.line("if st >= LIM: lim()")
         w.line("st += 1")
         w.line(f"tr(st, {node.row}, {node.col}, {node.piece!r}, p, mem[p])")
 
     def traced_instr(self, node: Instr) -> None:
+        """Traced code: one instruction, executed as the interpreter does."""
         self.trace_head(node)
         w = self.writer
         piece = node.piece
@@ -769,6 +784,7 @@ class _Codegen:
 
     # -- whole program ---------------------------------------------------------------------
     def generate(self, program: Program) -> str:
+        """The whole factory's source."""
         main = self.writer
         main.lines.append(f"def _main(p, buf, st, {_LOCALS}):")
         block = _Block(zeros=True)
