@@ -118,6 +118,7 @@ class CompiledQuery:
     warnings: list[SourceError] = field(default_factory=list)
     keepalive: list[Any] = field(default_factory=list)
     needs_comments: bool = False
+    _header_ctx: Ctx | None = field(default=None, repr=False)
 
     @property
     def uses_persistent(self) -> bool:
@@ -161,8 +162,15 @@ class CompiledQuery:
             return False
         if not self.prefilters:
             return True
-        model = GameModel(headers, chess.Board(), [-1], [None])
-        ctx = Ctx(model, number, [None] * self.slot_count, self.new_state().persistent)
+        ctx = self._header_ctx
+        if ctx is None:
+            # Tag-only tests read nothing but the headers and the game number: one
+            # context, re-pointed at each game's headers, serves every call.
+            model = GameModel({}, chess.Board(), [-1], [None])
+            ctx = Ctx(model, number, [None] * self.slot_count, self.new_state().persistent)
+            self._header_ctx = ctx
+        ctx.game.headers = headers
+        ctx.number = number
         return all(test(ctx) for test in self.prefilters)
 
 
