@@ -125,12 +125,25 @@ def test_the_limit_counts_the_steps_of_solved_loops() -> None:
     assert both(line, max_steps=52).stdout == b"\x18\n"
 
 
-def test_output_is_handed_over_before_reading() -> None:
-    seen: list[bytes] = []
+@pytest.mark.parametrize("engine", ["compiler", "interpreter"])
+@pytest.mark.parametrize("interactive", [True, False])
+def test_output_is_handed_over_before_reading_from_a_person(engine: str, interactive: bool) -> None:
+    events: list[object] = []
+
+    def read_byte() -> int:
+        events.append("read")
+        return -1
+
     grid = parse_program(b"3P2PRr")
-    io = MachineIO(write=lambda b: seen.append(bytes(b)), read_byte=lambda: -1)
-    compile_program(build_program(grid)).run(io)
-    assert seen[0] == b"H\nInput a character: "
+    io = MachineIO(
+        write=lambda b: events.append(bytes(b)), read_byte=read_byte, interactive=interactive
+    )
+    run(grid, io, engine=engine, tiered=False)
+    if interactive:  # the prompt is on the screen before the program waits
+        assert events[:2] == [b"H\nInput a character: ", "read"]
+    else:  # a pipe: one write at the end
+        assert events[0] == "read"
+        assert b"".join(e for e in events if isinstance(e, bytes)) == b"H\nInput a character: "
 
 
 @pytest.mark.parametrize("engine", ["compiler", "interpreter"])

@@ -3,6 +3,9 @@ and `esochess chazz` / `esochess chazz from-bf` through the umbrella command."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pty
 import signal
 import subprocess
 import sys
@@ -170,3 +173,32 @@ def test_from_bf_to_stdout(tmp_path: Path) -> None:
     (tmp_path / "p.b").write_text("+.")
     result = CliRunner().invoke(main, ["from-bf", str(tmp_path / "p.b")])
     assert (result.stdout, result.exit_code) == ("PR w\n", 0)
+
+
+def test_a_terminal_sees_the_prompt_before_typing(tmp_path: Path) -> None:
+    (tmp_path / "echo.fen").write_text("3P2PRrR w")  # print H, prompt, read, echo
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen(
+        [str(BIN / "chazz"), "echo.fen"],
+        cwd=tmp_path,
+        stdin=terminal,
+        stdout=terminal,
+        stderr=subprocess.PIPE,
+    )
+    os.close(terminal)
+    seen = b""
+    deadline = time.monotonic() + 60
+    while b"Input a character: " not in seen and time.monotonic() < deadline:
+        seen += os.read(controller, 1024)
+    assert seen.replace(b"\r\n", b"\n") == b"H\nInput a character: "
+    os.write(controller, b"z\n")
+    assert proc.wait(timeout=60) == 0
+    rest = b""
+    with contextlib.suppress(OSError):  # the terminal closes when chazz exits
+        while chunk := os.read(controller, 1024):
+            rest += chunk
+    os.close(controller)
+    # The terminal echoes the typed line; then the program writes `z` and its newline.
+    assert rest.replace(b"\r\n", b"\n").endswith(b"z\n")
+    assert proc.stderr is not None
+    assert b"Traceback" not in proc.stderr.read()

@@ -825,10 +825,16 @@ class CompiledProgram:
         write = io.write
         read_byte = io.read_byte
 
+        interactive = io.interactive
+        flush_at = io.flush_at
+
         def rd() -> int:
             out.extend(prompt)
-            write(out)
-            out.clear()
+            # A person must see the prompt (and all before it) before typing; a pipe
+            # need not, and handing over output for every byte read would be slow.
+            if interactive or len(out) >= flush_at:
+                write(out)
+                out.clear()
             return read_byte()
 
         def fl() -> None:

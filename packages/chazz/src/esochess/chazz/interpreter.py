@@ -70,9 +70,10 @@ def interpret(grid: Grid, io: MachineIO, max_steps: int | None = None) -> None:
             elif piece == "r":
                 if io.prompt:
                     out += PROMPT
-                # The prompt (and everything before it) must be visible before we block.
-                io.write(out)
-                out.clear()
+                # A person must see the prompt (and all before it) before typing.
+                if io.interactive or len(out) >= flush_at:
+                    io.write(out)
+                    out.clear()
                 mem[ptr] = io.read_byte() & MASK32
             elif piece == "Q":
                 buf = mem[ptr]

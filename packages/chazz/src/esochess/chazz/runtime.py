@@ -46,9 +46,10 @@ class MachineIO:
 
     `read_byte` returns 0–255, or -1 at end of input. `trace`, when set, receives one
     line (without newline) per executed instruction. `interactive` says that reading
-    waits for a person, who must see the output (the prompt) first. Output is handed to
-    `write` before every read, at the end, and once `flush_at` bytes are waiting (checked
-    on loop back-edges by compiled code).
+    waits for a person, who must see the output (the prompt) first: output is then
+    handed to `write` before every read. Otherwise it is handed over at the end and once
+    `flush_at` bytes are waiting (checked at reads, and on loop back-edges by compiled
+    code).
     """
 
     write: Callable[[bytes | bytearray], object]
