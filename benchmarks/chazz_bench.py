@@ -28,6 +28,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from esochess.chazz.brainfuck import translate
 from esochess.chazz.compiler import compile_program
 from esochess.chazz.engines import run
 from esochess.chazz.interpreter import interpret
@@ -307,7 +308,11 @@ class Sink:
 
 def _io(sink: Sink, stdin: bytes = b"") -> MachineIO:
     data = iter(stdin)
-    return MachineIO(write=sink.write, read_byte=lambda: next(data, -1))
+    return MachineIO(write=sink.write, read_byte=lambda: next(data, -1), prompt=False)
+
+
+def load_program_text(board: str) -> Grid:
+    return parse_program(board.encode())
 
 
 def translate_with_cli(source: str, folder: Path, name: str) -> Path:
@@ -342,6 +347,22 @@ def time_interpreter(grid: Grid, steps: int) -> tuple[float, int]:
     except StepLimitReached:
         return time.perf_counter() - start, steps
     return time.perf_counter() - start, count_steps(grid)
+
+
+def input_bound(size: int = 200_000) -> tuple[float, float]:
+    """Seconds of `,+[.,+]` (echo each input byte plus one) on `size` bytes of input,
+    with the compiler engine and with the interpreter (both run in full)."""
+    board = load_program_text(translate(",+[.,+]"))
+    data = bytes(range(1, 256)) * (size // 255)
+    results = []
+    for engine in ("compiler", "interpreter"):
+        sink = Sink()
+        start = time.perf_counter()
+        run(board, _io(sink, data), engine=engine)
+        results.append(time.perf_counter() - start)
+        if sink.size != len(data):
+            raise RuntimeError("caesar: wrong output size")
+    return results[0], results[1]
 
 
 def tiny(repeats: int = 200, rounds: int = 15) -> tuple[float, float, float]:
@@ -387,6 +408,12 @@ def main() -> int:
             worst = min(worst, ratio)
             note = "" if ran == total else " (interpreter extrapolated)"
             print(f"{name:8} {total:>13,} {seconds:>11.3f} {interp:>11.1f} {ratio:>7.0f}x{note}")
+    compiled, interpreted = input_bound()
+    print(
+        f"input    ,+[.,+] on 200 KB of input (not a target: every step waits on a read): "
+        f"compiler {compiled:.3f} s, interpreter {interpreted:.3f} s, "
+        f"ratio {interpreted / compiled:.1f}x"
+    )
     engine, forced, interpreted = tiny()
     print(
         f"tiny     tutorial: compiler engine {engine * 1e6:.0f} us "
