@@ -303,8 +303,10 @@ def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameO
                         sort_values[index] = min(old, value)
                     else:
                         sort_values[index] = max(old, value)
-            ctx.comments.clear()
-            ctx.sorts.clear()
+            if ctx.comments:
+                ctx.comments.clear()
+            if ctx.sorts:
+                ctx.sorts.clear()
     except CqlRuntimeError as exc:
         err = SourceError(
             compiled.path,

@@ -231,6 +231,9 @@ class Compiler:
             return lambda ctx: True
         if len(tests) == 1:
             return tests[0]
+        if len(tests) == 2:
+            first, second = tests
+            return lambda ctx: first(ctx) and second(ctx)
 
         def run(ctx: Ctx) -> bool:
             for t in tests:
@@ -279,6 +282,11 @@ class Compiler:
             return lambda ctx: squares
         if pieces == "":
             return lambda ctx: 0
+        if len(pieces) == 1 and pieces.lower() in LETTER_TYPES:
+            # The common case, one piece type of one colour: a single bitboard lookup.
+            ptype = LETTER_TYPES[pieces.lower()]
+            color = pieces.isupper()
+            return lambda ctx: ctx.game.board(ctx.pos).pieces_mask(ptype, color) & squares
         if squares == chess.BB_ALL:
             return lambda ctx: piece_mask(ctx.board(), pieces)
         return lambda ctx: piece_mask(ctx.board(), pieces) & squares
