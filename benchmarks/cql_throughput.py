@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import chess.pgn
+
 from esochess.cqlvars import pgnio
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_parallel_cql import PlyCounter
+
 from esochess.cqlvars import distributed as dist
 from esochess.cqlvars import parallel, pgnio
 from esochess.fen import SourceError
-from test_parallel_cql import PlyCounter
 
 distributed = pytest.importorskip("distributed")
 
@@ -100,6 +101,7 @@ def test_cli_without_distributed_exits_2(
     import sys
 
     from click.testing import CliRunner
+
     from esochess.cqlvars.cli import main
 
     monkeypatch.setitem(sys.modules, "distributed", None)

@@ -11,9 +11,10 @@ from pathlib import Path
 import chess.pgn
 import pytest
 import zstandard
-from esochess.cqlvars import pgnio
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from esochess.cqlvars import pgnio
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
 STUDIES = DATA / "studies-lichess-thijscom.pgn"

@@ -8,9 +8,10 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from esochess.cqlvars import light, pgnio
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from esochess.cqlvars import light, pgnio
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
 

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import chess.pgn
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from esochess.cqlvars import parallel, pgnio
 from esochess.cqlvars.pgnio import GameText
 from esochess.fen import SourceError
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
 LICHESS = str(DATA / "lichess-carlsen-2018.pgn")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import io
 import re
 
-from esochess.cqlvars.progress import Progress, Snapshot, format_duration, render
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from esochess.cqlvars.progress import Progress, Snapshot, format_duration, render
 
 
 class Clock:

@@ -15,6 +15,7 @@ from typing import IO, NoReturn
 
 import chess
 import click
+
 from esochess.cqlvars import distributed, pgnio
 from esochess.cqlvars.checker import name_problem
 from esochess.cqlvars.engine import (

@@ -18,6 +18,7 @@ from importlib import metadata
 from typing import Any
 
 import chess
+
 from esochess.cqlvars.parallel import (
     GameWorker,
     OutcomeT,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import chess
 import chess.pgn
+
 from esochess.cqlvars.evaluator import GameModel
 
 #: pawns, knights, bishops, rooks, queens, kings, white, black, promoted, turn,
