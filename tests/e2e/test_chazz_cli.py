@@ -177,7 +177,10 @@ def test_from_bf_to_stdout(tmp_path: Path) -> None:
 
 def test_a_terminal_sees_the_prompt_before_typing(tmp_path: Path) -> None:
     (tmp_path / "echo.fen").write_text("3P2PRrR w")  # print H, prompt, read, echo
-    controller, terminal = pty.openpty()
+    try:
+        controller, terminal = pty.openpty()
+    except OSError as exc:
+        pytest.skip(f"no pseudo-terminal available: {exc}")
     proc = subprocess.Popen(
         [str(BIN / "chazz"), "echo.fen"],
         cwd=tmp_path,
