@@ -13,6 +13,10 @@ Code shape, and why:
 - Loops that only add to or set cells, with a net pointer move of 0 (`Bpb`, transfer
   and multiply loops), are solved in closed form — at compile time when the counter is
   known. A flat body that ends with its cell set to 0 runs at most once: an `if`.
+- What holds at every test of a loop is found by a small fixpoint (`loop_head`); a body
+  that, given it, makes no code at all is a closed form too, so nested counting loops
+  collapse. A loop entered on a known cell whose cell stays known is unrolled at compile
+  time (`unroll`, bounded), turning code that prints known values into bytes literals.
 - CPython allows only 20 nested blocks per function, so every `MAX_NEST` loop levels
   the next loop is moved into a separate function taking and returning the machine's
   registers. Any depth up to the reference's 256 works.
