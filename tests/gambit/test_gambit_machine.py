@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from gambit_lang_helpers import compiled
+
 from esochess.gambit.machine import (
     Committed,
     Decision,
@@ -14,7 +16,6 @@ from esochess.gambit.machine import (
     Result,
 )
 from esochess.gambit.values import UNSET, Inst
-from lang_helpers import compiled
 
 
 class Recorder:

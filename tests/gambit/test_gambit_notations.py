@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from esochess.gambit.notations import NotationRegexError, compile_notation, translate
 
 

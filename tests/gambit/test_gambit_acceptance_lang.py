@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lang_helpers import DECK, DECK_MAIN, check_source, run_source
+from gambit_lang_helpers import DECK, DECK_MAIN, check_source, run_source
 
 
 def out(tmp_path: Path, source: str) -> list[str]:
@@ -262,7 +262,7 @@ main() {
 def test_18_ambiguous_call_seed_example(tmp_path: Path) -> None:
     path = tmp_path / "cards.gmb"
     path.write_text(SEED_OVERLOADS, encoding="utf-8")
-    from lang_helpers import gambit
+    from gambit_lang_helpers import gambit
 
     r = gambit("run", str(path))
     assert r.exit_code == 2
@@ -535,7 +535,7 @@ def test_40_runtime_error_format(tmp_path: Path) -> None:
 
 
 def test_30_card_notation_in_blackjack(tmp_path: Path) -> None:
-    from lang_helpers import EXAMPLES, gambit
+    from gambit_lang_helpers import EXAMPLES, gambit
 
     r = gambit("run", str(EXAMPLES / "blackjack.gmb"), "--players", "random", "--seed", "1")
     assert r.exit_code == 0, r.stderr

@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from gambit_lang_helpers import gambit
+
 from esochess.gambit.interpreter import compile_source
-from lang_helpers import gambit
 
 NEGATIVE = Path(__file__).parent / "negative"
 CASES = sorted(NEGATIVE.glob("*.gmb"))

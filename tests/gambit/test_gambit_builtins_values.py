@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from esochess.gambit import builtins as B
 from esochess.gambit import types as T
 from esochess.gambit.values import (

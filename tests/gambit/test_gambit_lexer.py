@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from esochess.fen import SourceError
 from esochess.gambit.lexer import tokenize
 

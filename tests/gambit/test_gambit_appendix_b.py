@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lang_helpers import check_source, errors_of, run_source
+from gambit_lang_helpers import check_source, errors_of, run_source
 
 CARDS = """enum Suit { HEARTS, SPADES, CLUBS, DIAMONDS }
 enum Rank { ACE, TWO, THREE, KING }

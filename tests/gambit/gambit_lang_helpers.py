@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from click.testing import CliRunner
+
 from esochess.gambit.cli import main
 from esochess.gambit.interpreter import Program, compile_source
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from gambit_lang_helpers import DECK, compiled, errors_of
+
 from esochess.gambit.interpreter import compile_source
-from lang_helpers import DECK, compiled, errors_of
 
 VALID = {
     "narrowing with and": DECK + """

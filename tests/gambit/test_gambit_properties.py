@@ -5,9 +5,9 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+from gambit_lang_helpers import EXAMPLES, compiled
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lang_helpers import EXAMPLES, compiled
 
 from esochess.fen import SourceError
 from esochess.gambit.interpreter import compile_source

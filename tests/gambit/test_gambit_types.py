@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from esochess.gambit import types as T
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from esochess.gambit import types as T
 
 SUIT = T.EnumT("Suit")
 COLOUR = T.EnumT("Colour")
