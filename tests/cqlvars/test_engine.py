@@ -7,6 +7,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+
 from esochess.cqlvars.engine import GameInput, RunOptions, compile_query, read_games, run_games
 from esochess.cqlvars.output import atomic_output, merge_comment, statistics_line
 
@@ -96,3 +97,10 @@ def test_atomic_output_removes_the_temporary_file(tmp_path: Path) -> None:
     with atomic_output(str(target)) as handle:
         handle.write("whole\udcff")
     assert target.read_bytes() == b"whole\xff"
+
+
+def test_prefilter_looks_under_flipcolor() -> None:
+    compiled = compile_query("q.cql", 'cql() flipcolor { result 1-0 } mate')
+    outcomes = list(run_games(compiled, games()))
+    assert [o.prefiltered for o in outcomes] == [False, False, True]
+    assert [o.matched for o in outcomes] == [True, True, False]

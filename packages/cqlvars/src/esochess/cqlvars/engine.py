@@ -218,8 +218,13 @@ def _tag_only(node: ast.Node) -> bool:
     """True for a conjunct that depends only on tags/game number, with no side effects."""
     if isinstance(node, ast.GameInfo):
         return True
-    if isinstance(node, ast.Binary) and node.op == "and":
+    if isinstance(node, ast.Binary) and node.op in ("and", "or"):
         return _tag_only(node.left) and _tag_only(node.right)
+    if isinstance(node, ast.Compound) and node.elements:
+        return all(_tag_only(e) for e in node.elements)
+    if isinstance(node, ast.Variants) and not node.count:
+        # e.g. `flipcolor player white "X"`: every variant reads tags only.
+        return all(_tag_only(v) for v in node.variants)
     if isinstance(node, ast.Binary) and node.op in ("<", "<=", ">", ">=", "==", "!=", "in"):
         return all(
             isinstance(n, (ast.GameInfo, ast.IntLit, ast.StrLit)) for n in (node.left, node.right)
