@@ -1,15 +1,11 @@
-"""Engine API (the seam used by the CLI and the parallel drivers) and output helpers."""
+"""Engine API (the seam used by the CLI and the parallel drivers)."""
 
 from __future__ import annotations
 
 import io
 import pickle
-from pathlib import Path
-
-import pytest
 
 from esochess.cqlvars.engine import GameInput, RunOptions, compile_query, read_games, run_games
-from esochess.cqlvars.output import atomic_output, merge_comment, statistics_line
 
 PGN = (
     '[Event "a"]\n[Result "1-0"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n'
@@ -76,27 +72,6 @@ def test_runtime_error_is_returned_not_raised() -> None:
     err = outcome.runtime_error
     assert (err.line, err.column, err.severity) == (1, 24, "runtime error")
     assert "(g.pgn game 1, ply 0)" in err.message
-
-
-def test_merge_comment_order_and_duplicates() -> None:
-    assert merge_comment("best by test", ["sort: 3"], "CQL", ["a", "b", "a"]) == (
-        "best by test sort: 3 CQL a b")
-    assert merge_comment("", [], "", []) == ""
-
-
-def test_statistics_line() -> None:
-    assert statistics_line(3, 2, 1, 0.5) == "cql: 3 games read, 2 matched, 1 with errors, 0.50 s"
-
-
-def test_atomic_output_removes_the_temporary_file(tmp_path: Path) -> None:
-    target = tmp_path / "out.pgn"
-    with pytest.raises(RuntimeError), atomic_output(str(target)) as handle:
-        handle.write("partial")
-        raise RuntimeError("stop")
-    assert list(tmp_path.iterdir()) == []
-    with atomic_output(str(target)) as handle:
-        handle.write("whole\udcff")
-    assert target.read_bytes() == b"whole\xff"
 
 
 def test_prefilter_looks_under_flipcolor() -> None:
