@@ -36,7 +36,6 @@ from esochess.chespel.classes import (
     Class,
     ListOf,
     common_list,
-    format_num,
     is_numeric,
     lists_compatible,
 )
@@ -51,6 +50,13 @@ from esochess.chespel.library import (
     own,
     resolve_method,
 )
+from esochess.chespel.runtime.values import (
+    TYPE_VALUES,
+    clamp,
+    format_num,
+    num_div,
+    num_mul,
+)
 from esochess.fen import SourceError
 from esochess.fen.fen import parse_fen
 
@@ -63,8 +69,6 @@ MAX_BLOCKS = 32
 # The generated code spends one indentation level per loop variable (chespel-back).
 MAX_LOOP_VARIABLES = 32
 MAX_LOOP_VARIABLES_IN_SCOPE = 64
-NUM_LIMIT = 10_000_000  # 10000 in milli-units
-TYPE_VALUE = {1: 1000, 2: 3000, 3: 3000, 4: 5000, 5: 9000, 6: 0}
 
 
 @dataclass(frozen=True)
@@ -184,25 +188,25 @@ def const_value(expr: ast.Expr) -> int | None:
     if isinstance(expr, (ast.RowLit, ast.ColLit)):
         return expr.number * 1000
     if isinstance(expr, ast.TypeLit):
-        return TYPE_VALUE[expr.piece_type]
+        return TYPE_VALUES[expr.piece_type]
     if isinstance(expr, ast.Unary) and expr.op in ("-", "abs"):
         v = const_value(expr.operand)
         if v is None:
             return None
-        return _clamp(-v if expr.op == "-" else abs(v))
+        return clamp(-v if expr.op == "-" else abs(v))
     if isinstance(expr, ast.Binary) and expr.op in ("+", "-", "*", "/"):
         a, b = const_value(expr.left), const_value(expr.right)
         if a is None or b is None:
             return None
         if expr.op == "+":
-            return _clamp(a + b)
+            return clamp(a + b)
         if expr.op == "-":
-            return _clamp(a - b)
+            return clamp(a - b)
         if expr.op == "*":
-            return _clamp(_trunc_div(a * b, 1000))
+            return num_mul(a, b)
         if b == 0:
             return None
-        return _clamp(_trunc_div(a * 1000, b))
+        return num_div(a, b, expr.pos.line, expr.pos.column)
     return None
 
 
@@ -224,15 +228,6 @@ def expression_depth(expr: ast.Expr) -> int:
         elif isinstance(node, ast.ListLit):
             stack.extend((item, depth + 1) for item in node.elements)
     return deepest
-
-
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def _clamp(v: int) -> int:
-    return max(-NUM_LIMIT, min(NUM_LIMIT, v))
 
 
 def position_key(board: chess.Board) -> str:

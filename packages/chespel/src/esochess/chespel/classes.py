@@ -87,11 +87,3 @@ def common_list(a: ListOf, b: ListOf) -> ListOf:
     """The class of `a ++ b` for compatible lists: the non-empty one wins."""
     return a if a.element is not None else b
 
-
-def format_num(millis: int) -> str:
-    """Canonical string form of a Num given in milli-units (§5.3): `10`, `-0.5`, `0.333`."""
-    sign = "-" if millis < 0 else ""
-    whole, frac = divmod(abs(millis), 1000)
-    if frac == 0:
-        return f"{sign}{whole}" if whole else "0"
-    return f"{sign}{whole}." + f"{frac:03d}".rstrip("0")

@@ -22,9 +22,9 @@ import sys
 import lark.exceptions
 from esochess.chespel import ast
 from esochess.chespel.checker import MAX_DEPTH, MAX_ERRORS, CallInfo, CheckResult, Opening, check
-from esochess.chespel.classes import format_num
 from esochess.chespel.layout import LayoutError
 from esochess.chespel.parser import number_literal, parse, prepare_source, raw_tokens
+from esochess.chespel.runtime.values import format_num
 from esochess.fen import SourceError, format_diagnostic, sort_diagnostics
 
 __all__ = [
