@@ -210,6 +210,11 @@ def const_value(expr: ast.Expr) -> int | None:
     return None
 
 
+def truncation_warning(spelling: str, millis: int) -> str:
+    """W1's text for a number literal with more than 3 decimals (§1.6)."""
+    return f"number {spelling} has more than 3 decimals; truncated to {format_num(millis)}"
+
+
 def expression_depth(expr: ast.Expr) -> int:
     """Nesting depth of an expression tree (a literal is 1), computed without recursion."""
     deepest = 0
@@ -343,10 +348,7 @@ class _Checker:
         if len(decimals) > 3:
             millis = int(number * 1000)  # int() truncates toward zero
             number = Fraction(millis, 1000)
-            self.warning(
-                param.value_pos,
-                f"number {digits} has more than 3 decimals; truncated to {format_num(millis)}",
-            )
+            self.warning(param.value_pos, truncation_warning(digits, millis))
         if not low <= number <= high or (kind == "int" and number.denominator != 1):
             self.error(param.value_pos, problem)
             return None
@@ -538,11 +540,7 @@ class _Checker:
             self.error(lit.pos, f"number out of range (-10000..10000): {lit.spelling}")
             return None
         if len(frac) > 3:
-            self.warning(
-                lit.pos,
-                f"number {lit.spelling} has more than 3 decimals; "
-                f"truncated to {format_num(lit.millis)}",
-            )
+            self.warning(lit.pos, truncation_warning(lit.spelling, lit.millis))
         return Base.NUM
 
     def list_literal(self, lit: ast.ListLit) -> Class | None:

@@ -21,10 +21,17 @@ import sys
 
 import lark.exceptions
 from esochess.chespel import ast
-from esochess.chespel.checker import MAX_DEPTH, MAX_ERRORS, CallInfo, CheckResult, Opening, check
+from esochess.chespel.checker import (
+    MAX_DEPTH,
+    MAX_ERRORS,
+    CallInfo,
+    CheckResult,
+    Opening,
+    check,
+    truncation_warning,
+)
 from esochess.chespel.layout import LayoutError
 from esochess.chespel.parser import number_literal, parse, prepare_source, raw_tokens
-from esochess.chespel.runtime.values import format_num
 from esochess.fen import SourceError, format_diagnostic, sort_diagnostics
 
 __all__ = [
@@ -99,10 +106,7 @@ def _early_warnings(path: str, source: str, error: SourceError) -> list[SourceEr
                 break
             if tok.type == "NUMBER" and len(str(tok).partition(".")[2]) > 3:
                 lit = number_literal(tok)
-                message = (
-                    f"number {lit.spelling} has more than 3 decimals; "
-                    f"truncated to {format_num(lit.millis)}"
-                )
+                message = truncation_warning(lit.spelling, lit.millis)
                 found.append(SourceError(path, line, column, message, severity="warning"))
     except (LayoutError, lark.exceptions.UnexpectedInput):
         # The same error was already reported by the parse; the tokens before it are in.
