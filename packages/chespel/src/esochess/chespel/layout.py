@@ -32,21 +32,22 @@ MODULE_NAMES = {
     "endgame": "ENDGAME",
 }
 
-TYPE_WORDS = (
-    "pawn",
-    "knight",
-    "bishop",
-    "rock",
-    "rook",
-    "queen",
-    "king",
-    "P",
-    "N",
-    "B",
-    "R",
-    "Q",
-    "K",
-)
+TYPE_OF_WORD: dict[str, int] = {
+    "pawn": 1,
+    "P": 1,
+    "knight": 2,
+    "N": 2,
+    "bishop": 3,
+    "B": 3,
+    "rock": 4,
+    "rook": 4,
+    "R": 4,
+    "queen": 5,
+    "Q": 5,
+    "king": 6,
+    "K": 6,
+}
+"""Every Type literal word with its python-chess piece type (the parser builds TypeLit from it)."""
 
 KEYWORDS: dict[str, str] = {
     "module": "MODULE",
@@ -69,7 +70,7 @@ KEYWORDS: dict[str, str] = {
     "foe": "PLAYER",
     "white": "COLOR",
     "black": "COLOR",
-    **{word: "TYPE" for word in TYPE_WORDS},
+    **{word: "TYPE" for word in TYPE_OF_WORD},
 }
 
 RESERVED = frozenset(KEYWORDS)

@@ -16,26 +16,10 @@ from typing import Any
 import lark
 import lark.exceptions
 from esochess.chespel import ast
-from esochess.chespel.layout import KEYWORDS, Layout, LayoutError
+from esochess.chespel.layout import KEYWORDS, TYPE_OF_WORD, Layout, LayoutError
 from esochess.fen import SourceError, source_line_at
 from esochess.fen.diagnostics import describe_token, end_position
 from lark import Token, Transformer
-
-TYPE_OF_WORD: dict[str, int] = {
-    "pawn": 1,
-    "P": 1,
-    "knight": 2,
-    "N": 2,
-    "bishop": 3,
-    "B": 3,
-    "rock": 4,
-    "rook": 4,
-    "R": 4,
-    "queen": 5,
-    "Q": 5,
-    "king": 6,
-    "K": 6,
-}
 
 
 @cache
