@@ -675,9 +675,8 @@ class _Checker:
         renames: dict[str, str] = {}
         prelude: list[ast.Node] = []
         for param, arg in zip(fn.params, node.args, strict=True):
-            if isinstance(arg, ast.Var) and not any(arg.name in s for s in self.scoped):
-                renames[param] = arg.name
-            elif isinstance(arg, ast.Var):
+            if isinstance(arg, ast.Var):
+                # A bare identifier is passed by reference: the parameter aliases it.
                 renames[param] = arg.name
             else:
                 self.hidden += 1
@@ -687,15 +686,11 @@ class _Checker:
         body = tuple(_rename(e, renames) for e in fn.body)
         self.expanding.append(fn.name)
         try:
-            elements = [self._hidden_assign(a) for a in prelude]
-            expanded = ast.Compound(node.span, tuple(prelude) + body)
-            if not expanded.elements:
-                return self.typed(ast.Compound(node.span, ()), LOGICAL)
-            checked: list[ast.Node] = elements
-            for element in body[:-1]:
-                checked.append(self.test(element))
-            last, t = self.visit(body[-1]) if body else (None, LOGICAL)
-            if last is not None:
+            checked = [self._hidden_assign(a) for a in prelude]
+            checked.extend(self.test(element) for element in body[:-1])
+            t = LOGICAL
+            if body:
+                last, t = self.visit(body[-1])
                 checked.append(last)
         finally:
             self.expanding.pop()
