@@ -11,7 +11,7 @@ import pytest
 from esochess.chespel.codegen import CodegenError, mangle, program_name
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_eval_support import S, example, generated, program, score, verbose
+from test_eval_support import S, example, generated, program, random_walk, score, verbose
 
 POSITIONAL = example("positional.chp")
 FULL = example("full.chp")
@@ -112,22 +112,11 @@ def test_lifting_and_lists() -> None:
 SYMMETRIC = [POSITIONAL, example("material.chp")]
 
 
-def random_position(seed: int) -> chess.Board:
-    rng = random.Random(seed)
-    board = chess.Board()
-    for _ in range(rng.randrange(0, 60)):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
-    return board
-
-
 @settings(deadline=None, max_examples=40)
 @given(st.integers(0, 10**6))
 def test_sym_rules_are_antisymmetric(seed: int) -> None:
     # material.chp has only sym rules: the score for one colour is minus the other's.
-    board = random_position(seed)
+    board = random_walk(random.Random(seed))
     prog = SYMMETRIC[1]
     assert prog.rule_score(board, chess.WHITE, 0) == -prog.rule_score(board, chess.BLACK, 0)
 
@@ -135,7 +124,7 @@ def test_sym_rules_are_antisymmetric(seed: int) -> None:
 @settings(deadline=None, max_examples=40)
 @given(st.integers(0, 10**6), st.integers(0, 15))
 def test_fast_and_verbose_agree(seed: int, flags: int) -> None:
-    board = random_position(seed)
+    board = random_walk(random.Random(seed))
     for prog in (POSITIONAL, FULL):
         for color in (chess.WHITE, chess.BLACK):
             fast = prog.evaluate(board, color, flags)
@@ -177,7 +166,7 @@ def test_every_shipped_example_compiles_evaluates_and_searches(name: str) -> Non
 
     prog = example(name)
     for seed in range(6):
-        board = random_position(seed)
+        board = random_walk(random.Random(seed))
         for color in (chess.WHITE, chess.BLACK):
             fast = prog.evaluate(board, color, 0)
             assert prog.evaluate_verbose(board, color, 0)[0] == fast

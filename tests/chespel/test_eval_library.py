@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_eval_support import S, program, verbose
+from test_eval_support import S, program, random_walk, verbose
 
 PINS = "r3k2r/pp3ppp/2n5/3pP3/1b6/2N5/PP3PPP/R3K2R w KQkq d6 0 12"
 TACTICS = "6k1/2r1q2p/7P/3N4/8/1BP5/2P5/R2RK3 w - - 0 1"
@@ -121,18 +121,12 @@ def _values(cls: str, board: object) -> list[object]:
 def test_every_library_entry_has_a_total_runtime_function(seed: int) -> None:
     import random
 
-    import chess
     from esochess.chespel.library import LIBRARY
     from esochess.chespel.runtime import library
     from esochess.chespel.runtime.values import ChespelRuntimeError
 
     rng = random.Random(seed)
-    board = chess.Board()
-    for _ in range(rng.randrange(0, 60)):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
+    board = random_walk(rng)
     ctx = library.Context(board, rng.randrange(16))
     for entry in LIBRARY:
         if entry.receiver is None and entry.name not in ("abs", "in", "min", "max"):

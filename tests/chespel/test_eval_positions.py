@@ -21,6 +21,7 @@ from esochess.chespel.runtime.positions import (
 from esochess.fen import render_ascii
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_eval_support import random_walk
 
 
 def test_fen_fields_and_defaults() -> None:
@@ -81,13 +82,7 @@ def test_human_moves() -> None:
 @settings(deadline=None, max_examples=40)
 @given(st.integers(0, 10**6))
 def test_board_layout_is_the_shared_ascii_renderer(seed: int) -> None:
-    rng = random.Random(seed)
-    board = chess.Board()
-    for _ in range(rng.randrange(0, 80)):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
+    board = random_walk(random.Random(seed), 80)
     assert render_board(board) == render_ascii(board).split("\n")
     # and a printed FEN reads back as the same position
     assert position_key(parse_fen(format_fen(board))) == position_key(board)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+import random
 from pathlib import Path
+
+import chess
 
 from esochess.chespel.codegen import compile_program, generate
 from esochess.chespel.frontend import compile_source
@@ -85,3 +88,14 @@ def score(prog: Program, fen: str) -> str:
 def verbose(prog: Program, fen: str) -> list[str]:
     """The lines after the board of `eval v FEN`."""
     return repl(prog, f"eval v {fen}")[9:]
+
+
+def random_walk(rng: random.Random, max_plies: int = 60) -> chess.Board:
+    """The start position after fewer than `max_plies` random legal moves (drawn from `rng`)."""
+    board = chess.Board()
+    for _ in range(rng.randrange(0, max_plies)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    return board

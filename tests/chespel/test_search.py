@@ -17,7 +17,7 @@ from esochess.chespel.runtime.search import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_eval_support import M1, example, program
+from test_eval_support import M1, example, program, random_walk
 
 MATERIAL = example("material.chp")
 NO_QUIESCENCE = program("module search\nquiescence = false\nmodule evaluation\n"
@@ -123,13 +123,7 @@ def test_tt_mate_scores_are_relative(score: int) -> None:
 def test_search_returns_a_legal_move(seed: int) -> None:
     import random
 
-    rng = random.Random(seed)
-    board = chess.Board()
-    for _ in range(rng.randrange(0, 40)):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
+    board = random_walk(random.Random(seed), 40)
     if board.is_game_over():
         return
     result = Searcher(MATERIAL).search(board, 0, [], Limits(depth=1))
