@@ -5,7 +5,10 @@ from __future__ import annotations
 import io
 import pickle
 
+import pytest
+
 from esochess.cqlvars.engine import GameInput, RunOptions, compile_query, read_games, run_games
+from esochess.fen import SourceError
 
 PGN = (
     '[Event "a"]\n[Result "1-0"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n'
@@ -79,3 +82,10 @@ def test_prefilter_looks_under_flipcolor() -> None:
     outcomes = list(run_games(compiled, games()))
     assert [o.prefiltered for o in outcomes] == [False, False, True]
     assert [o.matched for o in outcomes] == [True, True, False]
+
+
+def test_absurd_nesting_is_a_query_error() -> None:
+    text = "cql() " + "(" * 3000 + "check" + ")" * 3000
+    with pytest.raises(SourceError) as info:
+        compile_query("deep.cql", text)
+    assert info.value.message == "the query is nested too deeply"

@@ -182,11 +182,15 @@ def compile_query(
 ) -> CompiledQuery:
     """Parse, check, expand transforms and compile a query; raises SourceError."""
     options = options or RunOptions()
-    query = parse_query(text, path)
-    checked = check_query(query, path, text, assignments)
-    body = expand_body(checked.body, checked.types)
-    compiler = Compiler(checked, path, text)
-    tester = compiler.body(body)
+    try:
+        query = parse_query(text, path)
+        checked = check_query(query, path, text, assignments)
+        body = expand_body(checked.body, checked.types)
+        compiler = Compiler(checked, path, text)
+        tester = compiler.body(body)
+    except RecursionError:
+        # Every stage after the LALR parse recurses over the tree.
+        raise SourceError(path, 1, 1, "the query is nested too deeply") from None
     # Skipping a game must not change persistent values or message lines (§2.5).
     effects = bool(checked.persistent) or _uses(body, ast.Emit)
     prefilters = [] if effects else [compiler.test(e) for e in body if _tag_only(e)]
