@@ -11,7 +11,7 @@ import sys
 
 import click
 from esochess.chespel.build import BuildError, default_output, write_executable
-from esochess.chespel.codegen import CodegenError, generate, load
+from esochess.chespel.codegen import CodegenError, generate_checked, load
 from esochess.chespel.frontend import CheckResult, compile_source, format_report
 from esochess.chespel.match import (
     EngineSpec,
@@ -72,12 +72,10 @@ def generated_source(file: str) -> str:
     """The generated Python module of FILE (exit 2 on compile errors or implementation limits)."""
     result = load_program(file)
     try:
-        source = generate(result)
-        compile(source, file, "exec")  # CPython's own limits (nesting, indentation)
-    except (CodegenError, SyntaxError, RecursionError, MemoryError) as exc:
+        return generate_checked(result)
+    except CodegenError as exc:
         click.echo(f"chespel: error: {file}: program too complex to compile ({exc})", err=True)
         sys.exit(EXIT_USAGE)
-    return source
 
 
 def compiled(file: str) -> Program:

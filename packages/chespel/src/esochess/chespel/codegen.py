@@ -86,6 +86,20 @@ def generate(result: CheckResult) -> str:
     return _Generator(result).module()
 
 
+def generate_checked(result: CheckResult) -> str:
+    """`generate`, then CPython's own compile of the source (nesting, indentation limits).
+
+    Raises CodegenError, with the underlying reason as its text, for a program that the
+    generator or CPython cannot handle; the source is returned only when it compiles.
+    """
+    try:
+        source = generate(result)
+        compile(source, result.path, "exec")
+    except (SyntaxError, RecursionError, MemoryError) as exc:
+        raise CodegenError(str(exc)) from exc
+    return source
+
+
 def load(source: str, path: str) -> types.ModuleType:
     """Execute generated source as a fresh module (for `eval`, `run`, `uci` in memory)."""
     module = types.ModuleType("chespel_program")
