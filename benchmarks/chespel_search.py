@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import chess
+
 from esochess.chespel.codegen import compile_program
 from esochess.chespel.frontend import compile_source
 from esochess.chespel.runtime.evaluation import Program

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from esochess.chespel import ast
 from esochess.chespel.classes import Base, ListOf
 from esochess.chespel.frontend import CheckResult, compile_source

@@ -8,10 +8,11 @@ import random
 
 import chess
 import pytest
-from esochess.chespel.codegen import CodegenError, mangle, program_name
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_eval_support import S, example, generated, program, random_walk, score, verbose
+
+from esochess.chespel.codegen import CodegenError, mangle, program_name
 
 POSITIONAL = example("positional.chp")
 FULL = example("full.chp")

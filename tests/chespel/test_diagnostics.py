@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from esochess.chespel.frontend import compile_source, format_report
 
 HEADER = "module evaluation\n"

@@ -6,6 +6,10 @@ import random
 
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_eval_support import random_walk
+
 from esochess.chespel.runtime.positions import (
     BLACK_QUEEN_SIDE,
     WHITE_KING_SIDE,
@@ -19,9 +23,6 @@ from esochess.chespel.runtime.positions import (
     render_board,
 )
 from esochess.fen import render_ascii
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from test_eval_support import random_walk
 
 
 def test_fen_fields_and_defaults() -> None:

@@ -11,10 +11,11 @@ import re
 from pathlib import Path
 
 import pytest
-from esochess.chespel import ast
-from esochess.chespel.frontend import compile_source, format_report
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from esochess.chespel import ast
+from esochess.chespel.frontend import compile_source, format_report
 
 EXAMPLES = sorted(Path("examples/chespel").glob("*.chp"))
 SOURCES = [p.read_text(encoding="utf-8") for p in EXAMPLES]

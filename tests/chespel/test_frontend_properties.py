@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from esochess.chespel import ast
-from esochess.chespel.frontend import compile_source
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from esochess.chespel import ast
+from esochess.chespel.frontend import compile_source
 
 EXAMPLES = sorted(Path("examples/chespel").glob("*.chp"))
 SOURCES = {p.name: p.read_text(encoding="utf-8") for p in EXAMPLES}

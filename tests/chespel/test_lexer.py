@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from esochess.chespel.parser import parse, prepare_source, raw_tokens
 
 

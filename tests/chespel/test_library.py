@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from esochess.chespel.classes import Base
 from esochess.chespel.library import (
     BY_KEY,

@@ -6,6 +6,9 @@ import sys
 
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from esochess.chespel.match import (
     DEFAULT_OPENINGS,
     EngineSpec,
@@ -16,8 +19,6 @@ from esochess.chespel.match import (
     parse_tc,
     read_openings,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def result_of(scores: list[float]) -> MatchResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from esochess.chespel import ast
 from esochess.chespel.parser import parse
 from esochess.fen import SourceError
@@ -187,6 +188,7 @@ def test_only_the_justification_conflicts_exist(caplog: pytest.LogCaptureFixture
     from importlib import resources
 
     import lark
+
     from esochess.chespel.layout import Layout
 
     grammar = resources.files("esochess.chespel").joinpath("grammar.lark").read_text("utf-8")

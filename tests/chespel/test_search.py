@@ -6,6 +6,10 @@ import threading
 
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_eval_support import M1, example, program, random_walk
+
 from esochess.chespel.runtime.engine import Engine, Game
 from esochess.chespel.runtime.search import (
     MATE,
@@ -15,9 +19,6 @@ from esochess.chespel.runtime.search import (
     _to_tt,
     mate_in,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from test_eval_support import M1, example, program, random_walk
 
 MATERIAL = example("material.chp")
 NO_QUIESCENCE = program("module search\nquiescence = false\nmodule evaluation\n"

@@ -7,9 +7,10 @@ import io
 import chess
 import chess.engine
 import pytest
+from test_eval_support import G2, M1, MT, ST, example, program
+
 from esochess.chespel.runtime.main import run_uci
 from esochess.chespel.runtime.uci import score_text
-from test_eval_support import G2, M1, MT, ST, example, program
 
 MATERIAL = example("material.chp")
 

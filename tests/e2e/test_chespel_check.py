@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
 from esochess.chespel.cli import main
 
 BIN = Path(sys.executable).parent

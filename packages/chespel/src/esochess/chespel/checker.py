@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import TypeVar
 
 import chess
+
 from esochess.chespel import ast
 from esochess.chespel.classes import (
     EMPTY_LIST,

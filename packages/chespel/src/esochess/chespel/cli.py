@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 import click
+
 from esochess.chespel.build import BuildError, default_output, write_executable
 from esochess.chespel.codegen import CodegenError, generate_checked, load
 from esochess.chespel.frontend import CheckResult, compile_source, format_report

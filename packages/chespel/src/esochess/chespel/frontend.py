@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 
 import lark.exceptions
+
 from esochess.chespel import ast
 from esochess.chespel.checker import (
     MAX_DEPTH,

@@ -15,11 +15,12 @@ from typing import Any
 
 import lark
 import lark.exceptions
+from lark import Token, Transformer
+
 from esochess.chespel import ast
 from esochess.chespel.layout import KEYWORDS, TYPE_OF_WORD, Layout, LayoutError
 from esochess.fen import SourceError, source_line_at
 from esochess.fen.diagnostics import describe_token, end_position
-from lark import Token, Transformer
 
 
 @cache

@@ -6,6 +6,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 import chess
+
 from esochess.chespel.runtime.evaluation import OpeningRule
 from esochess.chespel.runtime.positions import parse_fen, position_key
 

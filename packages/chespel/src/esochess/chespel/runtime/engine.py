@@ -7,6 +7,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 import chess
+
 from esochess.chespel.runtime.book import Book
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.positions import castle_bit, placement_flags, position_key

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import chess
+
 from esochess.chespel.runtime.library import Context
 from esochess.chespel.runtime.values import clamp, format_signed
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import chess
 from chess import BB_SQUARES, scan_forward
+
 from esochess.chespel.runtime.positions import (
     BLACK_KING_SIDE,
     BLACK_QUEEN_SIDE,

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import TextIO
 
 import chess
+
 from esochess.chespel.runtime.engine import Engine, Game
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.positions import (

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import chess
 from chess import BB_SQUARES
+
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.positions import castle_bit
 from esochess.chespel.runtime.values import ChespelRuntimeError

@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 
 import chess
+
 from esochess.chespel.runtime.engine import Engine, Game
 from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Output
