@@ -5,7 +5,7 @@ This is the entry point for every command that reads a program (`check`, `build`
 
     result = compile_source("engine.chp", text)
     if not result.ok:            # errors (warnings alone do not fail)
-        print(format_report(result, source_of(result)), file=sys.stderr)
+        print(format_report(result), file=sys.stderr)
     ...                          # result.program, result.class_of(e), result.call_of(e)
 
 `CheckResult` (defined in checker.py) holds the AST, the sorted diagnostics (lexical,
