@@ -45,8 +45,9 @@ HEADER = '''\
 from chess import scan_forward as _scan
 from esochess.chespel.runtime import library as _L
 from esochess.chespel.runtime.values import (
-    TYPE_NAMES as _TN, TYPE_VALUES as _TV, clamp as _clamp, format_num as _fmt,
-    num_div as _div, num_mul as _mul, str_cell as _sc, str_col as _scol,
+    TYPE_VALUES as _TV, clamp as _clamp, format_num as _fmt, num_div as _div, num_mul as _mul,
+    str_bool as _sb, str_cell as _sc, str_col as _scol, str_color as _scolor,
+    str_player as _splayer, str_row as _srow, str_type as _stype,
 )
 
 NAME = {name!r}
@@ -500,26 +501,26 @@ class _Generator:
                 return "'[]'"
             item = self.fresh("t")
             inner = self.string_of(item, cls.element)
-            return f"('[' + ', '.join({inner} for {item} in {code}) + ']')"
+            return f"_L.str_list({code}, lambda {item}: {inner})"
         match cls:
             case Base.STRING:
                 return code
             case Base.NUM:
                 return f"_fmt({code})"
             case Base.BOOL:
-                return f"('true' if {code} else 'false')"
+                return f"_sb({code})"
             case Base.ROW:
-                return f"('$' + str({code}))"
+                return f"_srow({code})"
             case Base.COL:
                 return f"_scol({code})"
             case Base.CELL:
                 return f"_sc({code})"
             case Base.TYPE:
-                return f"_TN[{code}]"
+                return f"_stype({code})"
             case Base.PLAYER:
-                return f"('me' if {code} == me else 'foe')"
+                return f"_splayer({code}, me)"
             case Base.COLOR:
-                return f"('white' if {code} else 'black')"
+                return f"_scolor({code})"
             case Base.PIECE:
                 return f"_L.str_piece(ctx, {code})"
         raise CodegenError(f"no string form for {cls}")
