@@ -78,6 +78,18 @@ def test_scheduler_on_the_whole_masters_file(tmp_path: Path, scheduler: str, nam
     _compare(tmp_path, scheduler, name)
 
 
+@pytest.mark.slow
+def test_a34_jobs_1_jobs_4_and_scheduler_agree(tmp_path: Path, scheduler: str) -> None:
+    runs = [
+        cql(tmp_path, QUERIES["attacks"], *args, MASTERS)
+        for args in (["--jobs", "1"], ["--jobs", "4"], ["--scheduler", scheduler])
+    ]
+    assert all(run[0] == 0 for run in runs)
+    assert runs[0][1] == runs[1][1] == runs[2][1]
+    assert runs[0][3] == runs[1][3] == runs[2][3]
+    assert "12902 games read" in runs[0][1]
+
+
 def test_reducible_sum_on_fixture_f2(tmp_path: Path, scheduler: str) -> None:
     pgn = tmp_path / "f2.pgn"
     pgn.write_text("1. e4 f6 2. Qh5+ g6 3. Qxg6+ hxg6 *\n\n1. e4 e5 *\n")
