@@ -7,7 +7,7 @@ from typing import TextIO
 
 from esochess.chespel.runtime.engine import Engine
 from esochess.chespel.runtime.evaluation import Program
-from esochess.chespel.runtime.repl import Output, Repl
+from esochess.chespel.runtime.repl import Output, Repl, input_lines
 from esochess.chespel.runtime.uci import UciSession
 
 USAGE = """usage: {name} [--uci | --help]
@@ -34,8 +34,7 @@ def run_uci(program: Program, stdin: TextIO, stdout: TextIO) -> int:
     try:
         out = Output(stdout)
         engine = Engine(program, out.line)
-        lines = (line.strip() for line in stdin if line.strip())
-        return UciSession(engine, out).run(lines)
+        return UciSession(engine, out).run(input_lines(stdin))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
