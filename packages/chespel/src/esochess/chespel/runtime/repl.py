@@ -18,7 +18,7 @@ from esochess.chespel.runtime.positions import (
     render_board,
 )
 from esochess.chespel.runtime.search import Limits
-from esochess.chespel.runtime.values import ChespelRuntimeError, format_num
+from esochess.chespel.runtime.values import ChespelRuntimeError, format_num, str_color
 
 HELP = """commands:
   FEN | startpos     show the position, its score, the engine's move and the result
@@ -164,7 +164,7 @@ class Repl:
             self.failures += 1
             self.out.line(exc.render(program.source_path))
             return
-        self.out.line(f"score for {'white' if color else 'black'}: {format_num(score)}")
+        self.out.line(f"score for {str_color(color)}: {format_num(score)}")
         for text in lines:
             self.out.line(text)
 
@@ -241,7 +241,7 @@ class Repl:
 
     def human_move(self, game: Game) -> bool:
         """Read moves until a legal one is played; False when the human quits."""
-        colour = "white" if game.board.turn else "black"
+        colour = str_color(game.board.turn)
         while True:
             self.out.line(f"{colour} to move:")
             text = self.read(prompt="")
