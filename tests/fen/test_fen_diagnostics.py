@@ -99,3 +99,10 @@ def test_from_lark(text: str, position: tuple[int, int], message: str) -> None:
     assert (err.line, err.column) == position
     assert err.message == message
     assert format_diagnostic(err).endswith("^")
+
+
+def test_width_underlines_the_whole_token() -> None:
+    err = SourceError("q.cql", 1, 7, "unknown filter 'chek'", width=4)
+    assert format_diagnostic(err, "cql() chek\n").splitlines()[2] == "      ^~~~"
+    assert err.with_source("cql() chek").width == 4
+    assert pickle.loads(pickle.dumps(err)).width == 4

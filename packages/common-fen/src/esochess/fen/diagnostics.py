@@ -14,7 +14,7 @@ and turning everything else into spaces, so the caret lines up whatever the tab 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -45,7 +45,8 @@ class SourceError(Exception):
 
     `severity` is the word after the position: `error`, `warning`, `runtime error`.
     `source_line` is the physical line the diagnostic points into; when it is None the
-    renderer takes it from the source text it is given, if any.
+    renderer takes it from the source text it is given, if any. `width` is how many
+    characters the caret line underlines (`^~~~` for a token of four characters).
     """
 
     path: str
@@ -55,6 +56,7 @@ class SourceError(Exception):
     severity: str = "error"
     source_line: str | None = None
     notes: tuple[Note, ...] = field(default=())
+    width: int = 1
 
     def __str__(self) -> str:
         return self.header()
@@ -69,15 +71,7 @@ class SourceError(Exception):
 
     def with_source(self, source: str) -> SourceError:
         """Return a copy whose `source_line` is taken from the full source text."""
-        return SourceError(
-            self.path,
-            self.line,
-            self.column,
-            self.message,
-            self.severity,
-            source_line_at(source, self.line),
-            self.notes,
-        )
+        return replace(self, source_line=source_line_at(source, self.line))
 
     @property
     def is_error(self) -> bool:
@@ -96,13 +90,14 @@ def source_line_at(source: str, line: int) -> str | None:
     return lines[line - 1]
 
 
-def caret_line(source_line: str, column: int) -> str:
-    """Return the caret line for a 1-based column (tabs kept so the caret aligns)."""
+def caret_line(source_line: str, column: int, width: int = 1) -> str:
+    """Return the caret line for a 1-based column (tabs kept so the caret aligns),
+    underlining `width` characters as `^~~~`."""
     prefix = source_line[: max(column - 1, 0)]
     pad = "".join("\t" if ch == "\t" else " " for ch in prefix)
     # A column past the end of the line (end of input) pads with spaces.
     pad += " " * max(column - 1 - len(prefix), 0)
-    return pad + "^"
+    return pad + "^" + "~" * max(width - 1, 0)
 
 
 def format_diagnostic(error: SourceError, source: str | None = None) -> str:
@@ -116,7 +111,7 @@ def format_diagnostic(error: SourceError, source: str | None = None) -> str:
         text = source_line_at(source, error.line)
     if text is not None:
         lines.append(text)
-        lines.append(caret_line(text, error.column))
+        lines.append(caret_line(text, error.column, error.width))
     lines.extend(note.render() for note in error.notes)
     return "\n".join(lines)
 
