@@ -29,7 +29,8 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -41,9 +42,24 @@ if TYPE_CHECKING:
 
 CALL_DEPTH_LIMIT = 1000
 
-if sys.getrecursionlimit() < 20000:
-    # Pure calls nest in Python frames; the Gambit depth limit must trigger first (§11.8).
-    sys.setrecursionlimit(20000)
+# Pure calls nest in Python frames, and the Gambit depth limit (§11.8) must trigger before
+# Python's: the limit is raised while the machine runs, and restored afterwards (other code
+# in the same process may rely on the default).
+PYTHON_RECURSION_LIMIT = 20000
+
+
+@contextmanager
+def deep_python_stack() -> Iterator[None]:
+    """Raise Python's recursion limit for the duration of a machine run."""
+    old = sys.getrecursionlimit()
+    if old >= PYTHON_RECURSION_LIMIT:
+        yield
+        return
+    sys.setrecursionlimit(PYTHON_RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 # Instruction opcodes (the first element of each instruction tuple).
 OP_EXEC = 0  # (op, f): evaluate f for its effects
@@ -312,7 +328,8 @@ class Machine:
         if self.pending is not None:
             raise RuntimeError("choose() must answer the pending decision first")
         try:
-            out = self._exec(0)
+            with deep_python_stack():
+                out = self._exec(0)
         except GameEnd as end:
             self.finished = end.result
             return end.result
@@ -387,7 +404,8 @@ class Machine:
 
     def display(self, value: Any) -> str:
         """The display form of a value (§11.9), using entities' `name` properties."""
-        return display(value, self._name_of)
+        with deep_python_stack():
+            return display(value, self._name_of)
 
     # State enumeration for hashing (§11.5) and records.
 
