@@ -327,9 +327,12 @@ class Machine:
             return self.finished
         if self.pending is not None:
             raise RuntimeError("choose() must answer the pending decision first")
+        old_limit = sys.getrecursionlimit()
+        raised = old_limit < PYTHON_RECURSION_LIMIT
+        if raised:
+            sys.setrecursionlimit(PYTHON_RECURSION_LIMIT)
         try:
-            with deep_python_stack():
-                out = self._exec(0)
+            out = self._exec(0)
         except GameEnd as end:
             self.finished = end.result
             return end.result
@@ -341,6 +344,9 @@ class Machine:
             raise self._runtime_error(
                 self._top_pos(), f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded"
             ) from None
+        finally:
+            if raised:
+                sys.setrecursionlimit(old_limit)
         if isinstance(out, (Decision, Committed)):
             return out
         self.finished = Result(self.seats)
