@@ -360,3 +360,21 @@ def test_forks_skip_effect_free_prints_unless_disabled() -> None:
             g.run_until_decision()
     finally:
         interpreter.SKIP_QUIET = saved
+
+
+def test_a_failing_name_trait_is_a_runtime_error_when_labels_are_read() -> None:
+    src = """entity Tile
+fixed int [Tile n]
+trait str [Tile t name] = ["a", "b"][t.n]
+main() {
+    Tile(n: 1)
+    Tile(n: 5)
+    x = Player[1] choose Tile
+}
+"""
+    m = Machine(compiled(src), seed=0, players=2)
+    d = m.run_until_decision()
+    assert isinstance(d, Decision)
+    with pytest.raises(GambitRuntimeError) as exc:
+        list(d.labels)
+    assert exc.value.message == "list index 5 out of range 1..2"

@@ -409,9 +409,18 @@ class Machine:
         return self._rng
 
     def display(self, value: Any) -> str:
-        """The display form of a value (§11.9), using entities' `name` properties."""
-        with deep_python_stack():
-            return display(value, self._name_of)
+        """The display form of a value (§11.9), using entities' `name` properties.
+
+        A `name` trait can fail: that is a `GambitRuntimeError` like any other.
+        """
+        depth = len(self.frames)
+        try:
+            with deep_python_stack():
+                return display(value, self._name_of)
+        except RunError as err:
+            error = self._runtime_error(err.pos, err.message, err.trail, err.notes)
+            del self.frames[depth:]
+            raise error from None
 
     # State enumeration for hashing (§11.5) and records.
 

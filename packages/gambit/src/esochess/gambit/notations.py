@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 _PUNCT = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
 _CLASSES = {
@@ -80,6 +81,10 @@ def compile_notation(source: str) -> re.Pattern[str]:
     """Translate and compile; raises NotationRegexError quoting the `re` message."""
     text = translate(source)
     try:
-        return re.compile(text)
+        with warnings.catch_warnings():
+            # `re` warns about syntax it may change later ("possible set difference"); the
+            # pattern means what it says today, and a Python warning is no diagnostic.
+            warnings.simplefilter("ignore")
+            return re.compile(text)
     except re.error as exc:
         raise NotationRegexError(f"{exc.msg} at position {exc.pos}") from None
