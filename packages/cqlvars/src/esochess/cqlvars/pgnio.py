@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 import chess.pgn
+import zstandard
 
 #: Spec §1.4: a partition SHOULD end at 256 games or 4 MB, whichever comes first.
 MAX_PARTITION_GAMES = 256
@@ -27,6 +28,8 @@ MAX_PARTITION_BYTES = 4 * 1024 * 1024
 STDIN = "-"
 _BOM = b"\xef\xbb\xbf"
 _COMPRESSED = (".gz", ".bz2", ".zst", ".xz")
+# What a truncated or corrupt (compressed) stream raises part-way through reading.
+_READ_ERRORS = (OSError, EOFError, ValueError, zstandard.ZstdError)
 
 
 class InputError(Exception):
@@ -123,8 +126,6 @@ def open_binary(path: str) -> tuple[IO[bytes], IO[bytes]]:
 
 
 def _open_zstd(raw: IO[bytes]) -> IO[bytes]:
-    import zstandard
-
     # read_across_frames: lichess dumps and `zstd -T0` output can hold several frames.
     reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
     return io.BufferedReader(reader, buffer_size=1 << 20)
@@ -170,7 +171,7 @@ class _LineReader:
         """Return the next line decoded as python-chess expects it ('' at the end)."""
         try:
             raw = self.stream.readline()
-        except (OSError, EOFError, ValueError) as exc:
+        except _READ_ERRORS as exc:
             # A truncated or corrupt compressed stream fails here, possibly mid-file.
             raise InputError(self.path, f"line {self.lineno + 1}: cannot read: {exc}") from None
         if not raw:
