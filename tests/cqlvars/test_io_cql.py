@@ -177,9 +177,10 @@ def test_partitioning_never_changes_the_split(
     assert [str(chess.pgn.read_game(io.StringIO(t))) for _, _, t in whole] == reference
 
 
-def test_corrupt_zst_is_an_input_error(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.pgn.zst"
-    bad.write_bytes(b"not zstd at all\n")
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".zst", ".xz"])
+def test_corrupt_compressed_file_is_an_input_error(tmp_path: Path, suffix: str) -> None:
+    bad = tmp_path / ("bad.pgn" + suffix)
+    bad.write_bytes(b"not compressed at all\n")
     pgnio.check_readable(str(bad))  # opening is lazy; the damage shows on reading
-    with pytest.raises(pgnio.InputError, match=r"bad\.pgn\.zst: line 1: cannot read"):
+    with pytest.raises(pgnio.InputError, match=r"bad\.pgn\.\w+: line 1: cannot read"):
         list(pgnio.iter_games([str(bad)]))

@@ -29,7 +29,7 @@ STDIN = "-"
 _BOM = b"\xef\xbb\xbf"
 _COMPRESSED = (".gz", ".bz2", ".zst", ".xz")
 # What a truncated or corrupt (compressed) stream raises part-way through reading.
-_READ_ERRORS = (OSError, EOFError, ValueError, zstandard.ZstdError)
+_READ_ERRORS = (OSError, EOFError, ValueError, lzma.LZMAError, zstandard.ZstdError)
 
 
 class InputError(Exception):
