@@ -153,7 +153,8 @@ def test_progress_line_on_a_terminal_is_erased_at_the_end(tmp_path: Path, games:
     (tmp_path / "q.cql").write_text(QUERIES["messages"] + "\n")
     main_fd, child_fd = pty.openpty()
     proc = subprocess.Popen(
-        [CQL, "-o", "p.pgn", "--jobs", "1", "--progress", "q.cql", str(games)],
+        # Three copies (900 games) so the run certainly outlasts the 0.1 s first repaint.
+        [CQL, "-o", "p.pgn", "--jobs", "1", "--progress", "q.cql", *[str(games)] * 3],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=child_fd,
     )
     os.close(child_fd)
@@ -172,8 +173,8 @@ def test_progress_line_on_a_terminal_is_erased_at_the_end(tmp_path: Path, games:
     assert proc.returncode == 1  # the broken game
     assert "\r[" in text and "games/s" in text and "matched" in text
     assert text.rstrip(" \r\n").endswith("(game skipped)") or text.endswith("\r")
-    assert b"300 games read" in stdout
-    assert (tmp_path / "p.pgn").read_bytes() == plain_run(tmp_path, games).pgn
+    assert b"900 games read" in stdout
+    assert (tmp_path / "p.pgn").read_bytes() == plain_run(tmp_path, games).pgn * 3
 
 
 def test_ctrl_c_with_a_pool_exits_130_without_traceback_or_leftovers(
