@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import lark
 import lark.exceptions
+from lark import Token, Transformer
+
 from esochess.fen import SourceError
 from esochess.gambit import ast as A
 from esochess.gambit.lexer import GambitLexer, Raw, tokenize
-from lark import Token, Transformer
 
 TOKEN_NAMES = {
     "_NL": "end of line", "$END": "end of file", "IDENT": "a name", "INT": "a number",
@@ -42,9 +44,17 @@ def _parser() -> lark.Lark:
     # cache=True keeps lark's LALR tables in the temp directory (keyed by the grammar's
     # hash): building them costs ~0.2 s, which every `gambit` run would otherwise pay.
     grammar = resources.files("esochess.gambit").joinpath("grammar.lark").read_text("utf-8")
-    return lark.Lark(
-        grammar, parser="lalr", lexer=_Lexer, maybe_placeholders=False, cache=True
-    )
+    # A cache file half-written by a concurrent `gambit` makes lark log a traceback before
+    # it rebuilds the tables; the rebuild is all that matters, so its logger stays quiet.
+    log = logging.getLogger("lark")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        return lark.Lark(
+            grammar, parser="lalr", lexer=_Lexer, maybe_placeholders=False, cache=True
+        )
+    finally:
+        log.setLevel(level)
 
 
 def _pos(tok: Token) -> A.Pos:
