@@ -54,6 +54,8 @@ class Checked:
     uses_value_calls: set[str] = field(default_factory=set)
     choosers: set[str] = field(default_factory=set)
     keep: list[Any] = field(default_factory=list)
+    # Cell analysis per (overload set, arity), for run-time dispatch order (§7.4).
+    overload_sets: dict[tuple[str, int], Any] = field(default_factory=dict)
 
 
 class _Stop(Exception):
@@ -113,6 +115,10 @@ class ProgramChecker:
             for f in fs:
                 self.func_ret(f)
             self.overload_rules(name, fs)
+        for name, fs in self.sym.funcs.items():
+            for arity in {len(f.params) for f in fs}:
+                if sum(len(f.params) == arity for f in fs) > 1:
+                    self.out.overload_sets[(name, arity)] = self.overload_set(name, arity)
         if self.static_calls:
             static = static_function_names(self.sym, self.out.ann, strict=True)
             for pos, name, label in self.static_calls:

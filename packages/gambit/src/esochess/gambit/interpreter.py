@@ -360,13 +360,8 @@ class Compiler:
         return out
 
     def ck_set(self, name: str, arity: int) -> Any:
-        """The checker's cell analysis of one overload set."""
-        from esochess.gambit.checker import ProgramChecker
-
-        pc = ProgramChecker.__new__(ProgramChecker)
-        pc.sym = self.sym
-        pc.set_cache = {}
-        return pc.overload_set(name, arity)
+        """The checker's cell analysis of one overload set (None without entity positions)."""
+        return self.ck.overload_sets.get((name, arity))
 
     def sel_tester(self, sel: A.Selector, optional: bool) -> Callable[[Machine, Any], bool]:
         """A run-time test of an instance against a parameter selector."""
