@@ -1982,8 +1982,7 @@ class BodyChecker:
         """Report the first cell a call reaches with no or no least overload."""
         info = self.pc.overload_set(name, len(group[0].params))
         if info is None:
-            if len(group) > 1:
-                self.check_duplicates_simple(e, name, group)
+            # No entity positions: overloads of one arity are identical (§7.1 rule 3).
             return
         cells, matches, positions, members = info
         if members != group:
@@ -2027,10 +2026,6 @@ class BodyChecker:
                           self.sym.note(fb.decl.pos, f"candidate {sb}")))  # fmt: skip
                 return
 
-    def check_duplicates_simple(self, e: A.Call, name: str, group: list[FuncInfo]) -> None:
-        """Overload sets without entity positions need no cell check."""
-        return
-
     def describe_cell(self, group: list[FuncInfo], positions: list[int], cell: Any) -> str:
         """Describe a cell for messages: "a Card with suit SPADES and rank ACE"."""
         parts = []
@@ -2064,19 +2059,13 @@ def _constant_entries(bc: BodyChecker, sel: A.Selector) -> A.Selector:
             continue
         try:
             if en.op == "pat" and en.pattern is not None:
-                _const_pattern(bc.pc, en.pattern, p.type, _probe_value(p))
+                _const_pattern_check(bc.pc, en.pattern, p.type)
             elif en.value is not None:
                 const_value(bc.pc, en.value, p.type)
         except NotConstant:
             continue
-        except Exception:
-            pass
         keep.append(en)
     return A.Selector(sel.pos, sel.entity, tuple(keep))
-
-
-def _probe_value(p: PropInfo) -> Any:
-    return None
 
 
 def _find_selector(sym: Symbols, t: T.SelT) -> A.Selector | None:

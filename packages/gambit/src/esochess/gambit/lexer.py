@@ -19,9 +19,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from esochess.fen import SourceError
 from lark import Token
 from lark.lexer import Lexer
+
+from esochess.fen import SourceError
 
 RESERVED = {
     "entity": "ENTITY", "enum": "ENUM", "struct": "STRUCT", "fixed": "FIXED",
@@ -299,12 +300,9 @@ class _Post:
                 r.kind = "METHOD_COLON"
             out.append(r)
             i += 1
-        return self.split_closers(out)
-
-    def split_closers(self, toks: list[Raw]) -> list[Raw]:
-        # `>>` never lexes as one token, but `>=` can close a selector in `X<a: b>= c`;
-        # Gambit has no `>>` operator, so only nested closes need care, handled above.
-        return toks
+        # `>>` is never one token (Gambit has no such operator), so `X<a: Y<b>>` closes
+        # both selectors above without splitting anything.
+        return out
 
     def strict_gt_check(self, out: list[Raw], raws: list[Raw], i: int) -> None:
         prev = out[-1] if out else None
