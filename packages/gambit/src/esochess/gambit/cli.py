@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
+
 from esochess.fen import format_diagnostic
 from esochess.gambit.interpreter import Program, compile_source
 from esochess.gambit.replay import Record
