@@ -124,3 +124,17 @@ def test_gambit_file_extension_and_umbrella(tmp_path: Path) -> None:
 
 def test_version() -> None:
     assert gambit("--version").stdout.strip() == "gambit 1.0"
+
+
+def test_a_turn_that_never_ends_is_a_runtime_error(tmp_path: Path) -> None:
+    # One player decides for ever and nothing commits: the look-ahead cannot find the
+    # end of the turn. That is the program's error (exit 1), never Python's stack.
+    prog = tmp_path / "endless.gmb"
+    prog.write_text(
+        "players 2\n\nmain() {\n    loop {\n        x = Player[1] choose [1, 2]\n    }\n}\n"
+    )
+    r = gambit("run", str(prog), input="1\n", cwd=tmp_path)
+    assert r.returncode == 1
+    errors = [line for line in r.stderr.splitlines() if "runtime error" in line]
+    assert errors[0].startswith(f"{prog}:5:23: runtime error: the turn of Player 1 does not end")
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr

@@ -16,6 +16,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from esochess.fen import source_line_at
 from esochess.gambit.machine import (
     Committed,
     Decision,
@@ -87,16 +88,41 @@ def ends_turn(outcome: Outcome, seat: int) -> bool | None:
     return None
 
 
-def _completes(machine: Machine, outcome: Outcome, seat: int) -> bool:
-    """True when some completion from this paused state ends the turn legally."""
+MAX_TURN_DECISIONS = 256
+"""Look-ahead explores at most this many nested decisions of one turn (see `_completes`)."""
+
+
+def endless_turn(machine: Machine, decision: Decision) -> GambitRuntimeError:
+    """The run-time error for a turn whose look-ahead never reaches its end."""
+    path = machine.program.path
+    return GambitRuntimeError(
+        path,
+        decision.line,
+        decision.col,
+        f"the turn of Player {decision.seat} does not end within {MAX_TURN_DECISIONS} "
+        "decisions (a turn ends at 'commit' or when another player decides)",
+        severity="runtime error",
+        source_line=source_line_at(machine.program.source, decision.line),
+    )
+
+
+def _completes(machine: Machine, outcome: Outcome, seat: int, depth: int = 1) -> bool:
+    """True when some completion from this paused state ends the turn legally.
+
+    A turn that never ends (one player deciding for ever, no `commit`) would make the
+    depth-first search endless; past `MAX_TURN_DECISIONS` nested decisions it is a
+    run-time error of the program rather than Python running out of stack.
+    """
     verdict = ends_turn(outcome, seat)
     if verdict is not None:
         return verdict
     assert isinstance(outcome, Decision)
+    if depth >= MAX_TURN_DECISIONS:
+        raise endless_turn(machine, outcome)
     for key in candidates(outcome):
         f = pausing_fork(machine)
         f.choose(key)
-        if _completes(f, f.run_until_pause(), seat):
+        if _completes(f, f.run_until_pause(), seat, depth + 1):
             return True
     return False
 
