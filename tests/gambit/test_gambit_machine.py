@@ -336,7 +336,7 @@ main() {
     assert exc.value.message == "call depth limit (1000) exceeded in 'g'"
 
 
-def test_forks_skip_effect_free_prints_unless_disabled() -> None:
+def test_forks_report_errors_in_prints_unless_skipping_is_enabled() -> None:
     import esochess.gambit.interpreter as interpreter
 
     src = """main() {
@@ -348,16 +348,16 @@ def test_forks_skip_effect_free_prints_unless_disabled() -> None:
     program = compiled(src)
     m = Machine(program, seed=0, players=2)
     m.run_until_decision()
-    f = m.fork()
-    f.choose(2)
-    assert isinstance(f.run_until_decision(), Result)  # the bad print was skipped
+    g = m.fork()
+    g.choose(2)
+    with pytest.raises(GambitRuntimeError):  # §10.4: look-ahead reports it
+        g.run_until_decision()
     saved = interpreter.SKIP_QUIET
     try:
-        interpreter.SKIP_QUIET = False
-        g = m.fork()
-        g.choose(2)
-        with pytest.raises(GambitRuntimeError):
-            g.run_until_decision()
+        interpreter.SKIP_QUIET = True
+        f = m.fork()
+        f.choose(2)
+        assert isinstance(f.run_until_decision(), Result)  # the bad print was skipped
     finally:
         interpreter.SKIP_QUIET = saved
 
