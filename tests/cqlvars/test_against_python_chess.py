@@ -15,6 +15,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
+
 from esochess.cqlvars.engine import compile_query, read_games, run_games
 
 MASTERS = Path(__file__).resolve().parents[2] / "../shared/data/pgn/masters-pgnmentor.pgn"

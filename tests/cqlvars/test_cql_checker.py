@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from esochess.cqlvars.checker import LOGICAL, NUMERIC, POSITION, SET, STRING, check_query
 from esochess.cqlvars.engine import compile_query
 from esochess.cqlvars.parser import parse_query

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from esochess.cqlvars.lexer import match_designator
 from esochess.cqlvars.parser import tokenize
 from esochess.fen import SourceError
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from esochess.cqlvars import ast
 from esochess.cqlvars.parser import parse_query
 from esochess.fen import SourceError
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def shape(value: object) -> object:

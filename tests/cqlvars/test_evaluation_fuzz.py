@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import io
 
-from esochess.cqlvars.engine import compile_query, read_games, run_games
-from esochess.fen import SourceError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from esochess.cqlvars.engine import compile_query, read_games, run_games
+from esochess.fen import SourceError
 
 PGN = (
     "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O Nf6 5. d3 O-O 6. Bg5 h6 7. Bxf6 Qxf6 *\n\n"

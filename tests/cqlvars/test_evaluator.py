@@ -6,11 +6,12 @@ import math
 
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from esochess.cqlvars.engine import compile_query
 from esochess.cqlvars.evaluator import Ctx, GameModel
 from esochess.cqlvars.variables import format_set
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def evaluate(query: str, board: chess.Board) -> bool:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from esochess.cqlvars.engine import compile_query
-from esochess.fen import SourceError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from esochess.cqlvars.engine import compile_query
+from esochess.fen import SourceError
 
 SEEDS = [
     "cql() #P == 8  #[Aa] == 32  #a-h1 == 8  K[e1,g1]",

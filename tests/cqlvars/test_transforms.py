@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from esochess.cqlvars import ast
 from esochess.cqlvars.checker import check_query
 from esochess.cqlvars.parser import parse_query
 from esochess.cqlvars.transforms import expand_body, group, named_squares
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def variants(text: str) -> tuple[ast.Node, ...]:

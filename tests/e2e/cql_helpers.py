@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from click.testing import CliRunner
+
 from esochess.cqlvars.cli import main
 
 F = {

@@ -10,6 +10,7 @@ from pathlib import Path
 import chess
 from click.testing import CliRunner
 from cql_helpers import F, run_cql
+
 from esochess.cqlvars.cli import main
 
 BIN = Path(sys.executable).parent

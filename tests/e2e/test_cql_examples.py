@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
 from esochess.cqlvars.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+
 from esochess.gambit.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

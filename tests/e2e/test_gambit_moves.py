@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner, Result
+
 from esochess.gambit.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gambit"

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from click.testing import CliRunner, Result
+
 from esochess.gambit.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gambit"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import chess
 import pytest
-from esochess.fen import FenError, SourceError, parse_fen
 from hypothesis import given
 from hypothesis import strategies as st
+
+from esochess.fen import FenError, SourceError, parse_fen
 
 START = chess.STARTING_FEN
 

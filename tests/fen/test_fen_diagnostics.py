@@ -6,6 +6,7 @@ import pickle
 
 import lark
 import pytest
+
 from esochess.fen import (
     Note,
     SourceError,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from esochess.fen import Grid, GridError, GridTooLarge, SourceError, parse_grid
 from hypothesis import given
 from hypothesis import strategies as st
+
+from esochess.fen import Grid, GridError, GridTooLarge, SourceError, parse_grid
 
 
 def test_reading_order_padding_and_side() -> None:

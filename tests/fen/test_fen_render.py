@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import chess
+
 from esochess.fen import (
     parse_fen,
     parse_grid,

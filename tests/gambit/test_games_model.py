@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from gambit_scripted import ScriptMachine, committed, decision, nim, two_step
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from esochess.gambit.game import (
     candidates,
     decision_header,
@@ -14,9 +18,6 @@ from esochess.gambit.game import (
     parse_key,
 )
 from esochess.gambit.machine import Illegal, Result
-from gambit_scripted import ScriptMachine, committed, decision, nim, two_step
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def _keys(machine: ScriptMachine) -> list[object]:

@@ -7,13 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from esochess.gambit.hashing import encode, state_document, state_hash
 from esochess.gambit.interpreter import compile_source
 from esochess.gambit.machine import Decision, Machine
 from esochess.gambit.session import random_playout
 from esochess.gambit.values import UNSET, EnumVal, FuncVal, Inst, StructVal, make_multi
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gambit"
 CAPS = {"checkers": 24, "minichess": 16}

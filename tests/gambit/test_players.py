@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
+from gambit_scripted import ScriptMachine, decision, nim, two_step
+
 from esochess.gambit.game import legal_options
 from esochess.gambit.machine import Illegal, Result
 from esochess.gambit.players import (
@@ -18,7 +20,6 @@ from esochess.gambit.players import (
     parse_players,
     seat_rng,
 )
-from gambit_scripted import ScriptMachine, decision, nim, two_step
 
 
 class FakeTerminal:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
 from esochess.gambit.cli import main
 
 TTT = str(Path(__file__).resolve().parents[2] / "examples" / "gambit" / "tic-tac-toe.gmb")

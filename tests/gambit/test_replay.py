@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from esochess.gambit.interpreter import compile_source
 from esochess.gambit.players import PlayerSpec
 from esochess.gambit.replay import (
@@ -17,8 +20,6 @@ from esochess.gambit.replay import (
     parse_record,
 )
 from esochess.gambit.session import RunConfig, StreamConsole, run_game
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gambit"
 # Decision caps keep the long board games quick; a capped game still round-trips.

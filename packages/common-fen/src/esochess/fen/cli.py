@@ -11,6 +11,7 @@ from importlib.metadata import EntryPoint, entry_points
 
 import chess
 import click
+
 from esochess.fen.diagnostics import SourceError, format_diagnostic
 from esochess.fen.fen import parse_fen
 from esochess.fen.files import write_atomic

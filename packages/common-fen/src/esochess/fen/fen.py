@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import chess
+
 from esochess.fen.diagnostics import SourceError
 
 FIELDS = ("placement", "side", "castling", "en passant", "halfmove", "fullmove")

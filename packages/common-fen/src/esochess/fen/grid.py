@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import chess
+
 from esochess.fen.diagnostics import SourceError
 
 PIECE_LETTERS = frozenset("PNBRQKpnbrqk")

@@ -11,6 +11,7 @@ from html import escape
 
 import chess
 import chess.svg
+
 from esochess.fen.grid import Grid
 
 Drawable = chess.Board | Grid

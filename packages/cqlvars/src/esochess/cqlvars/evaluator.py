@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import chess
+
 from esochess.cqlvars import ast
 from esochess.cqlvars.checker import LOGICAL, NUMERIC, PIECE, POSITION, SET, STRING, CheckedQuery
 from esochess.cqlvars.parser import query_error

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import chess
-from esochess.fen import SourceError
 from lark import Token
 from lark.lexer import Lexer, LexerState
+
+from esochess.fen import SourceError
 
 TIER1_KEYWORDS = frozenset(
     """cql input output gamenumber matchcount variations mainline quiet silent sort result

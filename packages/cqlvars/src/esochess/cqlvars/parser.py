@@ -8,10 +8,11 @@ from typing import Any
 
 import lark
 import lark.exceptions
+from lark import Token, Transformer
+
 from esochess.cqlvars import ast
 from esochess.cqlvars.lexer import MAX_LITERAL, TIER1_KEYWORDS, CqlToken, LarkLexer, Tokenizer
 from esochess.fen import SourceError, source_line_at
-from lark import Token, Transformer
 
 DIRECTIONS = {
     "up": ("up",),

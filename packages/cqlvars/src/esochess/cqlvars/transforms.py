@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import chess
+
 from esochess.cqlvars import ast
 
 SquareMap = Callable[[int, int], tuple[int, int]]
