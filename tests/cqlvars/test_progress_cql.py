@@ -95,3 +95,8 @@ def test_render_is_one_line_with_a_bar_of_fixed_width(
         assert bar is None
     else:
         assert bar is not None and len(bar.group(1)) == 20
+
+
+def test_no_eta_before_a_thousandth_is_done() -> None:
+    line = render(Snapshot(games=0, matches=0, elapsed=26453.0, fraction=1.5e-304))
+    assert "ETA" not in line and "0%" in line

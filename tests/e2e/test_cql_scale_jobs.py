@@ -185,11 +185,12 @@ def test_ctrl_c_with_a_pool_exits_130_without_traceback_or_leftovers(
 
     (tmp_path / "q.cql").write_text("cql() mate or stalemate\n")
     proc = subprocess.Popen(
-        [CQL, "-o", "int.pgn", "--jobs", "2", "q.cql", str(games), str(games), str(games)],
+        # 20 copies (6,000 games): far longer than the 1.5 s before the signal, even quiet.
+        [CQL, "-o", "int.pgn", "--jobs", "2", "q.cql", *[str(games)] * 20],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(2.0)
+    time.sleep(1.5)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130

@@ -55,7 +55,8 @@ def render(snap: Snapshot) -> str:
     filled = round(fraction * BAR_WIDTH)
     bar = "[" + "#" * filled + "." * (BAR_WIDTH - filled) + "]"
     line = f"{bar}  {count}  {fraction * 100:.0f}%  {rate:.0f} games/s"
-    if 0 < fraction < 1 and snap.elapsed > 0:
+    # Below 0.1 % done the estimate is noise (and can overflow): show no ETA yet.
+    if 0.001 <= fraction < 1 and snap.elapsed > 0:
         line += f"  ETA {format_duration(snap.elapsed * (1 - fraction) / fraction)}"
     return f"{line}  {snap.matches} matched"
 
