@@ -26,9 +26,8 @@ from esochess.cqlvars.engine import (
 )
 from esochess.cqlvars.output import atomic_output, statistics_line
 from esochess.cqlvars.parallel import EngineWorker, QueryJob, default_jobs, evaluate
-from esochess.cqlvars.parser import QueryError
 from esochess.cqlvars.progress import Progress
-from esochess.fen import SourceError, caret_line, source_line_at
+from esochess.fen import SourceError, format_diagnostic
 
 USAGE = "usage: cql [OPTIONS] QUERY.cql [PGN ...]"
 RANGE_RE = re.compile(r"([0-9]+)(?:-([0-9]*))?")
@@ -46,20 +45,6 @@ def usage_error(message: str) -> NoReturn:
     """Print `cql: error: MESSAGE` plus the usage line and exit 2 (§1.7.4)."""
     click.echo(f"cql: error: {message}\n{USAGE}", err=True)
     sys.exit(2)
-
-
-def render_error(err: SourceError, source: str | None = None) -> str:
-    """FILE:LINE:COL: SEVERITY: MESSAGE, the source line, and `^~~~` under the token."""
-    lines = [err.header()]
-    text = err.source_line if err.source_line is not None else (
-        source_line_at(source, err.line) if source is not None else None
-    )
-    if text is not None:
-        width = getattr(err, "width", 1) if isinstance(err, QueryError) else 1
-        lines.append(text)
-        lines.append(caret_line(text, err.column) + "~" * max(width - 1, 0))
-    lines.extend(note.render() for note in err.notes)
-    return "\n".join(lines)
 
 
 def parse_range(text: str, option: str, minimum: int = 1) -> tuple[int, int | None]:
@@ -180,10 +165,10 @@ def _main(
     try:
         compiled = compile_query(query, source, assignments, options)
     except SourceError as err:
-        click.echo(render_error(err, source), err=True)
+        click.echo(format_diagnostic(err, source), err=True)
         sys.exit(2)
     for warning in compiled.warnings:
-        click.echo(render_error(warning, source), err=True)
+        click.echo(format_diagnostic(warning, source), err=True)
     header = compiled.header
     inputs = list(pgn) or list(header.inputs)
     if not inputs:
@@ -282,7 +267,7 @@ def _run(
                 assert outcome.pgn is not None
                 handle.write(outcome.pgn)
     except SourceError as err:
-        emit(render_error(err, compiled.source), err=True)
+        emit(format_diagnostic(err, compiled.source), err=True)
         sys.exit(1)
     except pgnio.InputError as exc:
         emit(f"cql: error: {exc}", err=True)

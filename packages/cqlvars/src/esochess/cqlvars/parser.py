@@ -64,19 +64,12 @@ def _nodes(children: list[Any]) -> list[ast.Node]:
     return [c for c in children if isinstance(c, ast.Node)]
 
 
-class QueryError(SourceError):
-    """A query error carrying the width of the offending token for the caret line."""
-
-    width: int = 1
-
-
 def query_error(path: str, source: str, span: ast.Span, message: str) -> SourceError:
     """Build a positioned query error whose caret covers the whole token."""
-    err = QueryError(
-        path, span.line, span.column, message, source_line=source_line_at(source, span.line)
-    )
-    err.width = span.length
-    return err
+    return SourceError(
+        path, span.line, span.column, message,
+        source_line=source_line_at(source, span.line), width=span.length,
+    )  # fmt: skip
 
 
 class _Builder(Transformer[Token, Any]):
