@@ -20,6 +20,7 @@ from esochess.gambit import builtins as B
 from esochess.gambit import types as T
 from esochess.gambit.checker import Checked, check, static_function_names
 from esochess.gambit.machine import (
+    CALL_DEPTH_LIMIT,
     OP_CALL,
     OP_CHOOSE,
     OP_COMMIT,
@@ -1046,6 +1047,9 @@ class Compiler:
                 return v
 
             return fixed
+        if prop.kind == "trait":
+            assert prop.code is not None
+            return _memo_call(prop.code, [obj], pos)
         return lambda m, L: m.read_prop(prop, (obj(m, L),), pos)
 
     # ------------------------------------------------------------ calls
@@ -1066,7 +1070,7 @@ class Compiler:
                 # One overload, nothing to dispatch on: call it directly.
                 code = group[0].code
                 args = [self.expr(a.value) for a in e.args]
-                return lambda m, L: m.call(code, [a(m, L) for a in args], pos)
+                return _memo_call(code, args, pos)
         resolve = self.call_resolver(e)
 
         def sync(m: Machine, L: list[Any]) -> Any:
@@ -1602,6 +1606,48 @@ def _contains_commit(node: Any) -> bool:
     if hasattr(node, "__dataclass_fields__"):
         return any(_contains_commit(getattr(node, f)) for f in node.__dataclass_fields__)
     return False
+
+
+def _memo_call(code: Code, argfs: list[Ev], pos: A.Pos) -> Ev:
+    """A call of one known body: `Machine.call`, with its memo lookup done here first.
+
+    A memoised result is found without the cost of a Python call into the machine; the
+    test is exactly the one of `Machine.call` (same key, same depth rule, same `peak`).
+    """
+    if len(argfs) == 1:
+        a0 = argfs[0]
+
+        def call1(m: Machine, L: list[Any]) -> Any:
+            v = a0(m, L)
+            if (code.pure or code.static) and not m.tracing:
+                hit = m.program.memo.get(
+                    (code, (v,), m.inst_version if code.static else m.version)
+                )
+                if hit is not None:
+                    level = m.depth + len(m.frames) + hit[1]
+                    if level < CALL_DEPTH_LIMIT:
+                        if level > m.peak:
+                            m.peak = level
+                        return hit[0]
+            return m.call(code, [v], pos)
+
+        return call1
+
+    def call(m: Machine, L: list[Any]) -> Any:
+        vals = [a(m, L) for a in argfs]
+        if (code.pure or code.static) and not m.tracing:
+            hit = m.program.memo.get(
+                (code, tuple(vals), m.inst_version if code.static else m.version)
+            )
+            if hit is not None:
+                level = m.depth + len(m.frames) + hit[1]
+                if level < CALL_DEPTH_LIMIT:
+                    if level > m.peak:
+                        m.peak = level
+                    return hit[0]
+        return m.call(code, vals, pos)
+
+    return call
 
 
 def _const(v: Any) -> Ev:
