@@ -1071,6 +1071,22 @@ class Compiler:
                 code = group[0].code
                 args = [self.expr(a.value) for a in e.args]
                 return _memo_call(code, args, pos)
+            if len(group) == 1:
+                # One overload whose entity parameters are tested (e.g. not none): run
+                # the tests here and leave only their failure (an error) to _dispatch.
+                name = info[1]
+                code = group[0].code
+                tests = group[0].tests
+                args = [self.expr(a.value) for a in e.args]
+
+                def tested(m: Machine, L: list[Any]) -> Any:
+                    vals = [a(m, L) for a in args]
+                    for i, t in tests:
+                        if not t(m, vals[i]):
+                            _dispatch(m, name, group, vals, pos, strict=False)
+                    return m.call(code, vals, pos)
+
+                return tested
         resolve = self.call_resolver(e)
 
         def sync(m: Machine, L: list[Any]) -> Any:
@@ -1105,6 +1121,18 @@ class Compiler:
 
             return resolve_one
         multi = len(group) > 1
+        if not multi and group:
+            one = group[0].code
+            tests = group[0].tests
+
+            def resolve_tested(m: Machine, L: list[Any]) -> tuple[Code, list[Any]]:
+                vals = [a(m, L) for a in args]
+                for i, t in tests:
+                    if not t(m, vals[i]):
+                        return _dispatch(m, name, group, vals, pos, strict=False), vals
+                return one, vals
+
+            return resolve_tested
 
         def resolve(m: Machine, L: list[Any]) -> tuple[Code, list[Any]]:
             vals = [a(m, L) for a in args]
@@ -1145,6 +1173,21 @@ class Compiler:
                 return None
 
             return quiet_print
+
+        if name not in ("str", "next_player", "print", "roll", "random"):
+            # A plain built-in: its implementation is known now (what call_pure would pick).
+            impl = B.PURE_IMPL[name]
+
+            def plain_call(m: Machine, L: list[Any]) -> Any:
+                vals = [a(m, L) for a in args]
+                try:
+                    return impl(*vals)
+                except B.BuiltinError as exc:
+                    raise RunError(pos, str(exc)) from None
+                except (OverflowError, ValueError) as exc:
+                    raise RunError(pos, f"number out of range ({exc})") from None
+
+            return plain_call
 
         def builtin_call(m: Machine, L: list[Any]) -> Any:
             vals = [a(m, L) for a in args]
