@@ -1672,7 +1672,25 @@ def _memo_call(code: Code, argfs: list[Ev], pos: A.Pos) -> Ev:
                         if level > m.peak:
                             m.peak = level
                         return hit[0]
-            return m.call(code, [v], pos)
+                return m.call(code, [v], pos)
+            simple = code.simple
+            level = m.depth + len(m.frames)
+            if simple is None or level >= CALL_DEPTH_LIMIT or m.tracing:
+                return m.call(code, [v], pos)
+            # Machine.call's arrow-body path, inlined (same depth, peak and trail).
+            if level > m.peak:
+                m.peak = level
+            local = [v]
+            if code.nlocals > len(local):
+                local += [None] * (code.nlocals - len(local))
+            m.depth += 1
+            try:
+                return simple(m, local)
+            except RunError as err:
+                err.trail.append((code.where, pos))
+                raise
+            finally:
+                m.depth -= 1
 
         return call1
 
@@ -1688,7 +1706,25 @@ def _memo_call(code: Code, argfs: list[Ev], pos: A.Pos) -> Ev:
                     if level > m.peak:
                         m.peak = level
                     return hit[0]
-        return m.call(code, vals, pos)
+            return m.call(code, vals, pos)
+        simple = code.simple
+        level = m.depth + len(m.frames)
+        if simple is None or level >= CALL_DEPTH_LIMIT or m.tracing:
+            return m.call(code, vals, pos)
+        # Machine.call's arrow-body path, inlined (same depth, peak and trail).
+        if level > m.peak:
+            m.peak = level
+        local = vals
+        if code.nlocals > len(local):
+            local += [None] * (code.nlocals - len(local))
+        m.depth += 1
+        try:
+            return simple(m, local)
+        except RunError as err:
+            err.trail.append((code.where, pos))
+            raise
+        finally:
+            m.depth -= 1
 
     return call
 
