@@ -1050,7 +1050,17 @@ class Compiler:
         if prop.kind == "trait":
             assert prop.code is not None
             return _memo_call(prop.code, [obj], pos)
-        return lambda m, L: m.read_prop(prop, (obj(m, L),), pos)
+        state_pid = prop.pid
+
+        def state(m: Machine, L: list[Any]) -> Any:
+            # read_prop's store lookup, inlined; defaults, zeros and errors stay there.
+            inst = obj(m, L)
+            v = m.store.get((state_pid, (inst,)), UNSET)
+            if v is UNSET:
+                return m.read_prop(prop, (inst,), pos)
+            return v
+
+        return state
 
     # ------------------------------------------------------------ calls
     def call(self, e: A.Call) -> Ev:
