@@ -1372,7 +1372,19 @@ class Compiler:
             neg = op == "!="
             if len(bs) == 1:
                 b0 = bs[0]
-                return lambda m, L: values_equal(a(m, L), b0(m, L)) != neg
+
+                def eq_one(m: Machine, L: list[Any]) -> bool:
+                    x = a(m, L)
+                    y = b0(m, L)
+                    # values_equal's own first answers: the same object, or `none`
+                    # (equal to nothing else), decided without the call.
+                    if x is y:
+                        return not neg
+                    if x is None or y is None:
+                        return neg
+                    return values_equal(x, y) != neg
+
+                return eq_one
 
             def eq_any(m: Machine, L: list[Any]) -> bool:
                 v = a(m, L)
