@@ -8,8 +8,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, TextIO
 
+import chess
 import chess.pgn
 
 
@@ -39,6 +40,65 @@ def in_scope_nodes(game: chess.pgn.Game, variations: bool) -> list[chess.pgn.Gam
     return out
 
 
+def known_san(before: chess.Board, after: chess.Board, move: chess.Move) -> str | None:
+    """`before.san(move)` when it is cheap to get without python-chess's look-ahead, else None.
+
+    `after` is the position after `move` (from the light reader's snapshot), so the check and
+    mate suffix needs no push. Disambiguation is needed only when another piece of the same
+    type attacks the target square; then, and for null moves, drops and castling, this gives
+    None and the caller uses `board.san`. The text equals python-chess's `_algebraic` for
+    every move it returns one for.
+    """
+    if not move or move.drop or before.is_castling(move):
+        return None
+    from_square = move.from_square
+    to_square = move.to_square
+    piece_type = before.piece_type_at(from_square)
+    if not piece_type:
+        return None
+    capture = before.is_capture(move)
+    if piece_type == chess.PAWN:
+        san = chess.FILE_NAMES[chess.square_file(from_square)] + "x" if capture else ""
+    else:
+        turn = before.turn
+        others = (
+            before.attackers_mask(turn, to_square)
+            & before.pieces_mask(piece_type, turn)
+            & ~chess.BB_SQUARES[from_square]
+        )
+        if others:
+            return None
+        san = chess.piece_symbol(piece_type).upper() + ("x" if capture else "")
+    san += chess.SQUARE_NAMES[to_square]
+    if move.promotion:
+        san += "=" + chess.piece_symbol(move.promotion).upper()
+    if after.is_check():
+        san += "#" if after.is_checkmate() else "+"
+    return san
+
+
+class _KnownSanExporter(chess.pgn.FileExporter):
+    """FileExporter that takes each move's SAN from `sans` (keyed by the Move object's id)
+    when present, instead of regenerating it; the layout code is python-chess's own."""
+
+    def __init__(self, handle: TextIO, sans: dict[int, str]) -> None:
+        super().__init__(handle, columns=80, headers=True, comments=True, variations=True)
+        self.sans = sans
+
+    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
+        """As `StringExporterMixin.visit_move`, with the SAN looked up first."""
+        if self.variations or not self.variation_depth:
+            if board.turn == chess.WHITE:
+                self.write_token(str(board.fullmove_number) + ". ")
+            elif self.force_movenumber:
+                self.write_token(str(board.fullmove_number) + "... ")
+            san = self.sans.get(id(move))
+            if san is None:
+                san = board.san(move)
+            self.write_token(san + " ")
+            self.force_movenumber = False
+
+
 def render_game(
     game: chess.pgn.Game,
     *,
@@ -49,8 +109,12 @@ def render_game(
     matchstring: str,
     quiet: bool,
     silent: bool,
+    sans: dict[int, str] | None = None,
 ) -> str:
-    """The matched game as PGN text (FileExporter layout, 80 columns, trailing blank line)."""
+    """The matched game as PGN text (FileExporter layout, 80 columns, trailing blank line).
+
+    `sans` optionally maps `id(move)` of the tree's Move objects to their known SAN.
+    """
     if not silent:
         nodes = in_scope_nodes(game, variations)
         matched_set = set(matched)
@@ -61,7 +125,12 @@ def render_game(
             if header or match or users:
                 node.comment = merge_comment(node.comment, header, match, users)
     out = io.StringIO()
-    game.accept(chess.pgn.FileExporter(out, columns=80, headers=True, comments=True, variations=True))
+    if sans:
+        game.accept(_KnownSanExporter(out, sans))
+    else:
+        game.accept(
+            chess.pgn.FileExporter(out, columns=80, headers=True, comments=True, variations=True)
+        )
     return out.getvalue()
 
 
