@@ -63,3 +63,40 @@ def test_known_san_chess960() -> None:
             break
         _check_all_moves(board)
         board.push(rng.choice(list(board.legal_moves)))
+
+
+_GAME = """[Event "t"]
+[White "a"]
+[Black "b"]
+[Result "*"]
+
+{ Start } 1. e4 $1 { after e4 } ( 1. d4 d5 ( 1... Nf6 2. c4 ) 2. c4 { qg } ) 1... e5
+2. Nf3 ( { sc } 2. f4 exf4 3. Nf3 ( 3. Bc4 Qh4+ 4. Kf1 ) 3... g5 ) 2... Nc6 3. Bb5 a6
+4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. Nbd2 Bb7
+12. Bc2 Re8 13. Nf1 Bf8 14. Ng3 g6 15. a4 c5 16. d5 c4 $2 17. Bg5 h6 18. Be3 Nc5
+19. Qd2 h5 20. Bg5 Be7 21. Ra3 *
+"""
+
+
+def test_render_light_equals_render_game() -> None:
+    from io import StringIO
+
+    import chess.pgn
+
+    from esochess.cqlvars.light import read_light
+    from esochess.cqlvars.output import render_game, render_light
+
+    for matched in ([], [0, 1, 5], list(range(0, 60, 3))):
+        for quiet, silent in ((False, False), (True, False), (False, True)):
+            light = read_light(_GAME, variations=True, comments=True)
+            tree = chess.pgn.read_game(StringIO(_GAME))
+            assert light is not None and tree is not None
+            headers = chess.pgn.Game().headers
+            headers.update(light.headers)
+            kwargs = dict(
+                matched=matched, user_comments={2: ["u1", "u1", "u2"], 7: ["x"]},
+                header_comments=["matchcount: 3"], matchstring="CQL", quiet=quiet,
+                silent=silent,
+            )
+            expected = render_game(tree, variations=True, **kwargs)  # type: ignore[arg-type]
+            assert render_light(light, headers, **kwargs) == expected  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ from esochess.cqlvars import ast
 from esochess.cqlvars.checker import CheckedQuery, check_query
 from esochess.cqlvars.evaluator import Compiler, Ctx, GameModel
 from esochess.cqlvars.light import LightGame, LightModel, LightVisitor
-from esochess.cqlvars.output import known_san, render_game
+from esochess.cqlvars.output import render_game, render_light
 from esochess.cqlvars.parser import parse_query
 from esochess.cqlvars.transforms import expand_body
 from esochess.cqlvars.variables import CqlRuntimeError, PersistentStore
@@ -342,26 +342,33 @@ def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameO
         else:
             key.append((1, 0))
     key.append(item.number)
-    sans: dict[int, str] | None = None
     if variations or "(" not in item.text:
-        sans = {}
-        output_game = _game_tree(game, sans)
+        output_headers = chess.pgn.Game().headers
+        output_headers.update(game.headers)
+        pgn = render_light(
+            game,
+            output_headers,
+            matched=matched,
+            user_comments=user_comments,
+            header_comments=header_comments,
+            matchstring=compiled.header.matchstring,
+            quiet=compiled.quiet,
+            silent=compiled.silent,
+        )
     else:
         # Variations out of scope were skipped, but the output keeps them (§6.1).
         reread = chess.pgn.read_game(io.StringIO(item.text))
         assert reread is not None  # the light reader found this very game
-        output_game = reread
-    pgn = render_game(
-        output_game,
-        variations=variations,
-        matched=matched,
-        user_comments=user_comments,
-        header_comments=header_comments,
-        matchstring=compiled.header.matchstring,
-        quiet=compiled.quiet,
-        silent=compiled.silent,
-        sans=sans,
-    )
+        pgn = render_game(
+            reread,
+            variations=variations,
+            matched=matched,
+            user_comments=user_comments,
+            header_comments=header_comments,
+            matchstring=compiled.header.matchstring,
+            quiet=compiled.quiet,
+            silent=compiled.silent,
+        )
     return GameOutcome(
         item.number,
         matched=True,
@@ -378,44 +385,6 @@ class _Reader(LightVisitor):
         """Like GameBuilder: the movetext result replaces a missing or `*` Result tag."""
         if self.game.headers.get("Result", "*") == "*":
             self.game.headers["Result"] = result
-
-
-def _game_tree(light: LightGame, sans: dict[int, str]) -> chess.pgn.Game:
-    """The GameBuilder tree of a fully read light game (same export, no SAN re-parsing).
-
-    Fills `sans` with the SAN of each move that `known_san` can give from the snapshots
-    before and after it, keyed by the id of the Move object the tree holds. A Move object
-    met twice is left out, so the exporter computes its SAN itself.
-    """
-    seen: set[int] = set()
-    game = chess.pgn.Game()
-    game.headers.update(light.headers)
-    root = light.nodes[0]
-    game.comment = root.comment
-    game.nags = set(root.nags)
-    nodes: list[chess.pgn.GameNode] = [game]
-    for index, node in enumerate(light.nodes):
-        if index == 0:
-            continue
-        move = node.move
-        assert move is not None
-        key = id(move)
-        if key in seen:
-            sans.pop(key, None)
-        else:
-            seen.add(key)
-            san = known_san(light.board(node.parent), light.board(index), move)
-            if san is not None:
-                sans[key] = san
-        nodes.append(
-            nodes[node.parent].add_variation(
-                move,
-                comment=node.comment,
-                starting_comment=node.starting_comment,
-                nags=node.nags,
-            )
-        )
-    return game
 
 
 def run_games(

@@ -8,10 +8,12 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO, TextIO
+from typing import IO
 
 import chess
 import chess.pgn
+
+from esochess.cqlvars.light import LightGame
 
 
 def merge_comment(original: str, header: Sequence[str], match: str, users: Sequence[str]) -> str:
@@ -77,28 +79,6 @@ def known_san(before: chess.Board, after: chess.Board, move: chess.Move) -> str 
     return san
 
 
-class _KnownSanExporter(chess.pgn.FileExporter):
-    """FileExporter that takes each move's SAN from `sans` (keyed by the Move object's id)
-    when present, instead of regenerating it; the layout code is python-chess's own."""
-
-    def __init__(self, handle: TextIO, sans: dict[int, str]) -> None:
-        super().__init__(handle, columns=80, headers=True, comments=True, variations=True)
-        self.sans = sans
-
-    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
-        """As `StringExporterMixin.visit_move`, with the SAN looked up first."""
-        if self.variations or not self.variation_depth:
-            if board.turn == chess.WHITE:
-                self.write_token(str(board.fullmove_number) + ". ")
-            elif self.force_movenumber:
-                self.write_token(str(board.fullmove_number) + "... ")
-            san = self.sans.get(id(move))
-            if san is None:
-                san = board.san(move)
-            self.write_token(san + " ")
-            self.force_movenumber = False
-
-
 def render_game(
     game: chess.pgn.Game,
     *,
@@ -109,12 +89,8 @@ def render_game(
     matchstring: str,
     quiet: bool,
     silent: bool,
-    sans: dict[int, str] | None = None,
 ) -> str:
-    """The matched game as PGN text (FileExporter layout, 80 columns, trailing blank line).
-
-    `sans` optionally maps `id(move)` of the tree's Move objects to their known SAN.
-    """
+    """The matched game as PGN text (FileExporter layout, 80 columns, trailing blank line)."""
     if not silent:
         nodes = in_scope_nodes(game, variations)
         matched_set = set(matched)
@@ -125,12 +101,89 @@ def render_game(
             if header or match or users:
                 node.comment = merge_comment(node.comment, header, match, users)
     out = io.StringIO()
-    if sans:
-        game.accept(_KnownSanExporter(out, sans))
-    else:
-        game.accept(
-            chess.pgn.FileExporter(out, columns=80, headers=True, comments=True, variations=True)
-        )
+    game.accept(chess.pgn.FileExporter(out, columns=80, headers=True, comments=True, variations=True))
+    return out.getvalue()
+
+
+_NODE, _VARIATION, _END = 0, 1, 2
+
+
+def render_light(
+    light: LightGame,
+    headers: chess.pgn.Headers,
+    *,
+    matched: Sequence[int],
+    user_comments: dict[int, list[str]],
+    header_comments: Sequence[str],
+    matchstring: str,
+    quiet: bool,
+    silent: bool,
+) -> str:
+    """`render_game` of the GameBuilder tree of a fully read light game, without the tree.
+
+    Every node of `light` is in scope (the caller re-reads games with skipped variations).
+    The FileExporter's visitor methods are called in the order `Game.accept` calls them,
+    with boards built from the snapshots, so the text is the same byte for byte.
+    """
+    nodes = light.nodes
+    comments = [node.comment for node in nodes]
+    if not silent:
+        matched_set = set(matched)
+        for pos, index in enumerate(light.preorder()):
+            header = header_comments if pos == 0 else ()
+            match = matchstring if pos in matched_set and not quiet else ""
+            users = user_comments.get(pos, [])
+            if header or match or users:
+                comments[index] = merge_comment(comments[index], header, match, users)
+    out = io.StringIO()
+    visitor = chess.pgn.FileExporter(out, columns=80, headers=True, comments=True, variations=True)
+    visitor.begin_game()
+    for tagname, tagvalue in headers.items():
+        visitor.visit_header(tagname, tagvalue)
+    visitor.end_headers()
+    if comments[0]:
+        visitor.visit_comment(comments[0])
+    board = light.board
+    # The walk of `ChildNode._accept`: a node, then (if it continues a line) its parent's
+    # other variations, each between begin_variation and end_variation, then its first
+    # child. Stack items: (index, _NODE / _VARIATION) or (-1, _END).
+    stack: list[tuple[int, int]] = []
+    if nodes[0].children:
+        stack.append((nodes[0].children[0], _NODE))
+    while stack:
+        index, kind = stack.pop()
+        if kind == _END:
+            visitor.end_variation()
+            continue
+        if kind == _VARIATION:
+            visitor.begin_variation()
+        node = nodes[index]
+        move = node.move
+        assert move is not None
+        if node.starting_comment:
+            visitor.visit_comment(node.starting_comment)
+        before = board(node.parent)
+        if before.turn == chess.WHITE:
+            visitor.write_token(str(before.fullmove_number) + ". ")
+        elif visitor.force_movenumber:
+            visitor.write_token(str(before.fullmove_number) + "... ")
+        san = known_san(before, board(index), move)
+        if san is None:
+            san = before.san(move)
+        visitor.write_token(san + " ")
+        visitor.force_movenumber = False
+        for nag in sorted(node.nags):
+            visitor.visit_nag(nag)
+        if comments[index]:
+            visitor.visit_comment(comments[index])
+        if node.children:
+            stack.append((node.children[0], _NODE))
+        if kind == _NODE:
+            for sibling in reversed(nodes[node.parent].children[1:]):
+                stack.append((-1, _END))
+                stack.append((sibling, _VARIATION))
+    visitor.visit_result(headers.get("Result", "*"))
+    visitor.end_game()
     return out.getvalue()
 
 
