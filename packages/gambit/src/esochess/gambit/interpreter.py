@@ -419,6 +419,19 @@ class Compiler:
         ins[-1] = target
         self.code.instrs[at] = tuple(ins)
 
+    def loop_body(self, top: int, body: A.Block, exit_jump: int | None) -> None:
+        """Emit a loop body that jumps back to `top`, then point `exit_jump` (the loop's
+        own exit test, if any) and every `break` past the loop, every `continue` at `top`."""
+        self.loop_stack.append(([], [], top))
+        self.block(body)
+        self.emit(OP_JUMP, top)
+        breaks, conts, _ = self.loop_stack.pop()
+        end = self.here()
+        for jump in ([exit_jump] if exit_jump is not None else []) + breaks:
+            self.patch(jump, end)
+        for jump in conts:
+            self.patch(jump, top)
+
     def new_temp(self) -> int:
         """A fresh local slot for a temporary."""
         assert self.code is not None
@@ -509,43 +522,16 @@ class Compiler:
             self.emit(OP_ITER, lambda m, L: _iterable(src(m, L)), it_slot)
             top = self.here()
             nxt = self.emit(OP_NEXT, it_slot, var_slot, -1)
-            self.loop_stack.append(([], [], top))
-            self.block(s.body)
-            self.emit(OP_JUMP, top)
-            breaks, conts, _ = self.loop_stack.pop()
-            end = self.here()
-            self.patch(nxt, end)
-            for b in breaks:
-                self.patch(b, end)
-            for cj in conts:
-                self.patch(cj, top)
+            self.loop_body(top, s.body, nxt)
             return
         if isinstance(s, A.While):
             top = self.here()
             c = self.ev(s.cond)
             jf = self.emit(OP_JF, lambda m, L: truthy(c(m, L)), -1)
-            self.loop_stack.append(([], [], top))
-            self.block(s.body)
-            self.emit(OP_JUMP, top)
-            breaks, conts, _ = self.loop_stack.pop()
-            end = self.here()
-            self.patch(jf, end)
-            for b in breaks:
-                self.patch(b, end)
-            for c2 in conts:
-                self.patch(c2, top)
+            self.loop_body(top, s.body, jf)
             return
         if isinstance(s, A.Loop):
-            top = self.here()
-            self.loop_stack.append(([], [], top))
-            self.block(s.body)
-            self.emit(OP_JUMP, top)
-            breaks, conts, _ = self.loop_stack.pop()
-            end = self.here()
-            for b in breaks:
-                self.patch(b, end)
-            for c2 in conts:
-                self.patch(c2, top)
+            self.loop_body(self.here(), s.body, None)
             return
         if isinstance(s, A.MatchStmt):
             tmp = self.new_temp()
