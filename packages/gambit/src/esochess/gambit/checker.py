@@ -9,6 +9,7 @@ local slots, implicit conversions, chosen notations, overload cells).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -351,32 +352,27 @@ class ProgramChecker:
             out.append("\x00any")
         return out
 
-    def int_constants(self, p: PropInfo) -> set[int]:
-        """Every int constant that parameter selectors compare property `p` with."""
-        found: set[int] = set()
+    def selector_entries(self, p: PropInfo) -> Iterator[A.Entry]:
+        """Every entry of a parameter selector, over all overloads, that tests property `p`."""
         for fs in self.sym.funcs.values():
             for f in fs:
                 for i in range(len(f.params)):
                     s = self.param_selector(f, i)
-                    if s is None:
-                        continue
-                    for e in s.entries:
-                        if e.prop == p.name:
-                            _collect_ints(e, found)
+                    if s is not None:
+                        yield from (e for e in s.entries if e.prop == p.name)
+
+    def int_constants(self, p: PropInfo) -> set[int]:
+        """Every int constant that parameter selectors compare property `p` with."""
+        found: set[int] = set()
+        for e in self.selector_entries(p):
+            _collect_ints(e, found)
         return found
 
     def str_constants(self, p: PropInfo) -> set[str]:
         """Every string constant that parameter selectors compare property `p` with."""
         found: set[str] = set()
-        for fs in self.sym.funcs.values():
-            for f in fs:
-                for i in range(len(f.params)):
-                    s = self.param_selector(f, i)
-                    if s is None:
-                        continue
-                    for e in s.entries:
-                        if e.prop == p.name:
-                            _collect_strs(e, found)
+        for e in self.selector_entries(p):
+            _collect_strs(e, found)
         return found
 
     def param_matches(self, f: FuncInfo, i: int, cell: Any) -> bool:
