@@ -19,6 +19,7 @@ import chess
 import chess.pgn
 
 from esochess.cqlvars.evaluator import GameModel
+from esochess.cqlvars.san import parse_san
 
 #: pawns, knights, bishops, rooks, queens, kings, white, black, promoted, turn,
 #: castling rights, ep square, halfmove clock, fullmove number.
@@ -154,6 +155,10 @@ class LightVisitor(chess.pgn.BaseVisitor[LightGame]):
         self.game.chess960 = self.game.headers.is_chess960()
         return None
 
+    def parse_san(self, board: chess.Board, san: str) -> chess.Move:
+        """Read a move through the fast path of `san.parse_san` (same moves, same errors)."""
+        return parse_san(board, san)
+
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         """Remember the move; its node is made when the board after it is visited."""
         self._pending = move
@@ -260,6 +265,10 @@ class StreamVisitor(chess.pgn.BaseVisitor[int]):
     def begin_parse_san(self, board: chess.Board, san: str) -> chess.pgn.SkipType | None:
         """Once stopped, later moves are not parsed at all."""
         return chess.pgn.SKIP if self._stopped else None
+
+    def parse_san(self, board: chess.Board, san: str) -> chess.Move:
+        """Read a move through the fast path of `san.parse_san` (same moves, same errors)."""
+        return parse_san(board, san)
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         """Remember the move leading to the next visited board."""
