@@ -54,3 +54,23 @@ def test_compiled_queries_run_without_raising(variations: bool, parts: list[str]
     for outcome in outcomes:
         assert outcome.error is None
         assert outcome.matched == (outcome.pgn is not None)
+
+
+LINE_STEPS = ["check", "not check", "move capture .", "wtm", "btm", "move", "N", "ply > 3",
+              "move previous capture .", "not move capture ."]  # fmt: skip
+
+
+@settings(deadline=None, max_examples=80)
+@given(st.booleans(), st.booleans(), st.lists(st.sampled_from(LINE_STEPS), min_size=1, max_size=4))
+def test_plain_line_equals_the_general_walk(variations: bool, backward: bool, steps: list[str]) -> None:
+    # A line of single constituents takes a fast path; wrapped in a group it takes the
+    # general NFA walk. Both must give the same value at every position of every game.
+    arrow = " <-- " if backward else " --> "
+    plain = "line" + arrow + arrow.join(steps)
+    grouped = "line" + arrow + "(" + arrow.join(steps) + ")"
+    header = "cql(variations) " if variations else "cql() "
+    texts = []
+    for query in (plain, grouped):
+        compiled = compile_query("q.cql", f"{header}sort ({query})")
+        texts.append([(o.matched, o.pgn) for o in run_games(compiled, GAMES)])
+    assert texts[0] == texts[1]

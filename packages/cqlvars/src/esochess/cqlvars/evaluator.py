@@ -961,6 +961,8 @@ class Compiler:
         """`line`: constituents matched along paths of consecutive positions (memoised)."""
         compiled = [self._line_item(i) for i in node.items]
         backward = node.backward
+        if all(item[2] is None and item[3] == item[4] == 1 for item in compiled):
+            return self._plain_line([item[1] for item in compiled], backward)
 
         def line(ctx: Ctx) -> int | None:
             saved = ctx.pos
@@ -1025,6 +1027,40 @@ class Compiler:
                 ctx.pos = saved
             best = max((n for _, n in ends), default=0)
             return best if best >= 1 else None
+
+        return line
+
+    @staticmethod
+    def _plain_line(tests: list[Test], backward: bool) -> Fn:
+        """`line` whose constituents are all single filters without repetition.
+
+        Every match then consumes exactly len(tests) positions, and in a tree each
+        (constituent, position) pair lies on one path only, so a depth-first walk (children
+        in PGN order, as §4.4.23 explores) evaluates each at most once with no memo.
+        """
+        last = len(tests) - 1
+
+        def line(ctx: Ctx) -> int | None:
+            saved = ctx.pos
+            game = ctx.game
+            found = False
+            stack = [(saved, 0)]
+            try:
+                while stack:
+                    p, i = stack.pop()
+                    ctx.pos = p
+                    if not tests[i](ctx):
+                        continue
+                    if i == last:
+                        found = True
+                    elif backward:
+                        if game.parents[p] >= 0:
+                            stack.append((game.parents[p], i + 1))
+                    else:
+                        stack.extend((q, i + 1) for q in reversed(game.children[p]))
+            finally:
+                ctx.pos = saved
+            return last + 1 if found else None
 
         return line
 
