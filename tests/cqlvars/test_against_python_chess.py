@@ -16,7 +16,8 @@ import chess
 import chess.pgn
 import pytest
 
-from esochess.cqlvars.engine import compile_query, read_games, run_games
+from esochess.cqlvars.engine import compile_query, run_games
+from esochess.cqlvars.pgnio import games_in_text
 
 MASTERS = Path(__file__).resolve().parents[2] / "../shared/data/pgn/masters-pgnmentor.pgn"
 GAMES = 200
@@ -58,7 +59,7 @@ def boards() -> list[tuple[list[chess.Board], list[chess.Move]]]:
 def engine_matches(query: str) -> set[int]:
     """Game numbers the engine writes for `query`."""
     compiled = compile_query("q.cql", query)
-    games = read_games("masters.pgn", io.StringIO(subset()))
+    games = games_in_text("masters.pgn", subset())
     return {o.number for o in run_games(compiled, games) if o.matched}
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import io
 import pickle
 
 import pytest
 
-from esochess.cqlvars.engine import GameInput, RunOptions, compile_query, read_games, run_games
+from esochess.cqlvars.engine import RunOptions, compile_query, run_games
+from esochess.cqlvars.pgnio import GameText, games_in_text
 from esochess.fen import SourceError
 
 PGN = (
@@ -17,8 +17,8 @@ PGN = (
 )
 
 
-def games() -> list[GameInput]:
-    return list(read_games("g.pgn", io.StringIO(PGN)))
+def games() -> list[GameText]:
+    return list(games_in_text("g.pgn", PGN))
 
 
 def test_read_games_numbers_and_lines() -> None:

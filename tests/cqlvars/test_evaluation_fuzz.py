@@ -3,12 +3,11 @@ real games (with variations, promotion, en passant, castling) without raising.""
 
 from __future__ import annotations
 
-import io
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esochess.cqlvars.engine import compile_query, read_games, run_games
+from esochess.cqlvars.engine import compile_query, run_games
+from esochess.cqlvars.pgnio import games_in_text
 from esochess.fen import SourceError
 
 PGN = (
@@ -16,7 +15,7 @@ PGN = (
     "1. e4 Nf6 2. e5 d5 3. exd6 e6 4. dxc7 Bd6 5. cxb8=Q Rxb8 *\n\n"
     "1. f3 e5 2. g4 (2. Nc3 Qh4+ 3. g3) 2... Qh4# 0-1\n"
 )
-GAMES = list(read_games("f.pgn", io.StringIO(PGN)))
+GAMES = list(games_in_text("f.pgn", PGN))
 ATOMS = [
     "check", "mate", "K", "k", "A", "_", ".", "e4", "[a1,h8]", "Ra1", "ply", "3", '"s"', "x",
     "S", "currentposition", "parent", "move", "move previous capture .", "move legal count",

@@ -5,7 +5,7 @@ and Dask drivers of the scale work)::
 
     compiled = compile_query(path, text, assignments, RunOptions(...))   # SourceError
     state = compiled.new_state()                      # persistent variables of one run
-    for outcome in run_games(compiled, games, state): # games: Iterable[GameInput]
+    for outcome in run_games(compiled, games, state): # games: Iterable[GameText]
         ...                                           # GameOutcome, in input order
 
 Per-game work touches no global state: everything lives in the compiled closures (read
@@ -21,7 +21,7 @@ import io
 import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 import chess
 import chess.pgn
@@ -32,6 +32,7 @@ from esochess.cqlvars.evaluator import Compiler, Ctx, GameModel
 from esochess.cqlvars.light import LightGame, LightModel, LightVisitor
 from esochess.cqlvars.output import render_game, render_light
 from esochess.cqlvars.parser import parse_query
+from esochess.cqlvars.pgnio import GameText
 from esochess.cqlvars.transforms import expand_body
 from esochess.cqlvars.variables import CqlRuntimeError, PersistentStore
 from esochess.fen import SourceError
@@ -51,16 +52,6 @@ class RunOptions:
     silent: bool = False
     variations: bool = False
     matchcount: tuple[int, int | None] | None = None
-
-
-@dataclass(frozen=True)
-class GameInput:
-    """One game's raw PGN text with its 1-based game number, file name and first line."""
-
-    number: int
-    path: str
-    line: int
-    text: str
 
 
 @dataclass(frozen=True)
@@ -255,7 +246,7 @@ def build_model(game: chess.pgn.Game, variations: bool) -> GameModel:
     return GameModel(game.headers, game.board(), parents, moves, comments)
 
 
-def run_game(compiled: CompiledQuery, item: GameInput, state: RunState) -> GameOutcome:
+def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOutcome:
     """Evaluate one game (spec §2.5 steps 2-5).
 
     The game is read with the light model (no GameNode tree; header prefilter first). A
@@ -388,36 +379,9 @@ class _Reader(LightVisitor):
 
 
 def run_games(
-    compiled: CompiledQuery, games: Iterable[GameInput], state: RunState | None = None
+    compiled: CompiledQuery, games: Iterable[GameText], state: RunState | None = None
 ) -> Iterator[GameOutcome]:
     """Evaluate games in order, yielding one GameOutcome per input game."""
     state = state or compiled.new_state()
     for item in games:
         yield run_game(compiled, item, state)
-
-
-def read_games(path: str, handle: TextIO, first_number: int = 1) -> Iterator[GameInput]:
-    """Split a PGN stream into GameInputs (sequential; offsets from `skip_game`).
-
-    `handle` must be seekable text (e.g. io.StringIO). Line numbers name the first
-    non-blank line of each game.
-    """
-    text = handle.read()
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    stream = io.StringIO(text)
-    number = first_number
-    line = 1
-    offset = 0
-    while True:
-        start = stream.tell()
-        if not chess.pgn.skip_game(stream):
-            return
-        end = stream.tell()
-        chunk = text[start:end]
-        line += text.count("\n", offset, start)
-        stripped = chunk.lstrip()
-        first_line = line + chunk.count("\n", 0, len(chunk) - len(stripped))
-        yield GameInput(number, path, first_line, chunk)
-        offset = start
-        number += 1

@@ -24,7 +24,6 @@ from typing import Any, Generic, Protocol, TypeVar
 from esochess.cqlvars import pgnio
 from esochess.cqlvars.engine import (
     CompiledQuery,
-    GameInput,
     GameOutcome,
     RunOptions,
     RunState,
@@ -331,9 +330,7 @@ class EngineWorker:
 
     def run_game(self, game: GameText) -> GameOutcome:
         """Evaluate one game (spec §2.5)."""
-        return run_game(
-            self.compiled, GameInput(game.number, game.path, game.line, game.text), self.state
-        )
+        return run_game(self.compiled, game, self.state)
 
     def take_partial(self) -> Mapping[str, int]:
         """The reducible sums added since the last call, reset to 0 (Dask only, §1.5)."""

@@ -206,17 +206,28 @@ def scan_file(path: str, first_number: int = 1) -> Iterator[tuple[int, int, byte
     Only game boundaries are found (python-chess `skip_game`); no move is parsed.
     """
     stream, raw = open_binary(path)
-    reader = _LineReader(stream, path)
-    number = first_number
     try:
-        while chess.pgn.skip_game(reader):  # type: ignore[arg-type]  # readline is all it uses
-            data, line = reader.cut()
+        for number, line, data in _scan(stream, path, first_number):
             yield number, line, data, _tell(raw)
-            number += 1
     finally:
         if path != STDIN:
             stream.close()
             raw.close()
+
+
+def _scan(stream: IO[bytes], path: str, number: int) -> Iterator[tuple[int, int, bytes]]:
+    reader = _LineReader(stream, path)
+    while chess.pgn.skip_game(reader):  # type: ignore[arg-type]  # readline is all it uses
+        data, line = reader.cut()
+        yield number, line, data
+        number += 1
+
+
+def games_in_text(path: str, text: str, first_number: int = 1) -> Iterator[GameText]:
+    """The games of PGN `text` already in memory, split exactly as a file named `path` is."""
+    stream = io.BytesIO(text.encode("utf-8", "surrogateescape"))
+    for number, line, data in _scan(stream, path, first_number):
+        yield GameText(number, path, line, _decode(data))
 
 
 def _tell(raw: IO[bytes]) -> int:
