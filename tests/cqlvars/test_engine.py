@@ -21,7 +21,7 @@ def games() -> list[GameText]:
     return list(games_in_text("g.pgn", PGN))
 
 
-def test_read_games_numbers_and_lines() -> None:
+def test_games_in_text_numbers_and_lines() -> None:
     found = games()
     assert [(g.number, g.line) for g in found] == [(1, 1), (2, 6), (3, 11)]
     assert found[1].text.startswith('[Event "b"]')
