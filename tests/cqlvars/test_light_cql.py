@@ -95,46 +95,19 @@ def test_fen_start_and_chess960_flag() -> None:
     assert game.board(1).promoted == chess.BB_A8
 
 
-def test_stream_visitor_hands_over_each_position_with_its_next_move() -> None:
-    seen: list[tuple[str, str]] = []
+def test_stream_visitor_stops_early_and_reports_errors() -> None:
+    seen: list[int] = []
 
-    def on_position(board: chess.Board, move: chess.Move | None) -> None:
-        seen.append((board.fen(), move.uci() if move else ""))
+    def on_position(board: chess.Board, move: chess.Move | None) -> bool:
+        seen.append(board.ply())
+        return board.is_check()
 
-    text = "1. e4 f6 (1... e5) 2. Qh5+ { c } g6 *"
-    visitor = light.StreamVisitor(on_position)
-    game = chess.pgn.read_game(io.StringIO(text), Visitor=lambda: visitor)
-    built = chess.pgn.read_game(io.StringIO(text))
-    assert game is not None and built is not None and game.nodes == []
-    expected = [(node.board().fen(), node.next().move.uci() if node.next() else "")  # type: ignore[union-attr]
-                for node in [built, *built.mainline()]]
-    assert seen == expected and visitor.positions == 5
-
-
-def test_stream_visitor_stops_at_a_pgn_error() -> None:
-    seen: list[str] = []
-    visitor = light.StreamVisitor(lambda board, move: seen.append(board.fen()))
-    game = chess.pgn.read_game(io.StringIO("1. e4 e5 2. Ke3 Nf6 *"), Visitor=lambda: visitor)
-    assert game is not None and "Ke3" in str(game.error)
-    assert len(seen) == visitor.positions == 2  # the start and after 1. e4; 1... e5 led to Ke3
-
-
-def test_stream_visitor_prefilter_skips_the_moves() -> None:
-    seen: list[str] = []
-    visitor = light.StreamVisitor(lambda b, m: seen.append(b.fen()), prefilter=lambda h: False)
-    game = chess.pgn.read_game(io.StringIO('[White "x"]\n\n1. e4 *'), Visitor=lambda: visitor)
-    assert game is not None and game.skipped and seen == []
-
-
-def test_stream_model_grows_with_the_positions() -> None:
-    board = chess.Board()
-    model = light.StreamModel({})
-    e4 = chess.Move.from_uci("e2e4")
-    assert model.add(board, e4) == 0
-    assert model.children[0] == [1] and model.moves[1] == e4 and model.board(0) is board
-    board.push(e4)
-    assert model.add(board, None) == 1
-    assert model.children[1] == [] and model.plies[1] == 1 and model.boards[0] is None
+    text = "1. e4 f6 2. Qh5+ g6 3. Qxg6+ hxg6 *"
+    count = chess.pgn.read_game(io.StringIO(text), Visitor=lambda: light.StreamVisitor(on_position))
+    assert count == 4 and len(seen) == 4
+    visitor = light.StreamVisitor(lambda b, m: False)
+    chess.pgn.read_game(io.StringIO("1. e4 e5 2. Ke3 Nf6 *"), Visitor=lambda: visitor)
+    assert visitor.positions == 5 - 2 and "Ke3" in str(visitor.error)
 
 
 @settings(deadline=None, max_examples=40)

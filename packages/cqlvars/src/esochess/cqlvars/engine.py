@@ -29,13 +29,7 @@ import chess.pgn
 from esochess.cqlvars import ast
 from esochess.cqlvars.checker import CheckedQuery, check_query
 from esochess.cqlvars.evaluator import Compiler, Ctx, GameModel
-from esochess.cqlvars.light import (
-    LightGame,
-    LightModel,
-    LightVisitor,
-    StreamModel,
-    StreamVisitor,
-)
+from esochess.cqlvars.light import LightGame, LightModel, LightVisitor
 from esochess.cqlvars.output import render_game, render_light
 from esochess.cqlvars.parser import parse_query
 from esochess.cqlvars.pgnio import GameText
@@ -115,8 +109,6 @@ class CompiledQuery:
     warnings: list[SourceError] = field(default_factory=list)
     keepalive: list[Any] = field(default_factory=list)
     needs_comments: bool = False
-    #: Evaluate while reading, storing nothing per position (§7.3 lever 3); see `_streams`.
-    streams: bool = False
     _header_ctx: Ctx | None = field(default=None, repr=False)
 
     @property
@@ -209,33 +201,7 @@ def compile_query(
         warnings=list(checked.warnings),
         keepalive=[query, checked.body, body],
         needs_comments=_uses(body, ast.OriginalComment),
-        streams=not checked.persistent and not compiler.uses_piece_ids and _streams(body),
     )
-
-
-#: Keyword filters that name or reach another position.
-_NAVIGATING_NAMES = ("parent",)
-
-
-def _streams(body: tuple[ast.Node, ...]) -> bool:
-    """True when evaluating a position never looks at another one (§7.3 lever 3).
-
-    Navigation (`line`, `find`, `echo`, `:`, `parent`, `move previous`) reads other
-    positions; `originalcomment` reads a comment that follows the position in the PGN;
-    and a `result` tag filter may read the movetext result, known only at the end.
-    Function calls are already expanded in `body`. The caller also rules out persistent variables (a PGN error found later must
-    leave them untouched) and piece ids (they follow the moves from the start).
-    """
-    for node in ast.walk(body):
-        if isinstance(node, (ast.Line, ast.Find, ast.Echo, ast.AtPosition, ast.OriginalComment)):
-            return False
-        if isinstance(node, ast.Move) and node.mode == "previous":
-            return False
-        if isinstance(node, ast.Simple) and node.name in _NAVIGATING_NAMES:
-            return False
-        if isinstance(node, ast.GameInfo) and node.field == "result":
-            return False
-    return True
 
 
 def _uses(nodes: tuple[ast.Node, ...], kind: type) -> bool:
@@ -280,94 +246,19 @@ def build_model(game: chess.pgn.Game, variations: bool) -> GameModel:
     return GameModel(game.headers, game.board(), parents, moves, comments)
 
 
-@dataclass
-class _Matches:
-    """What evaluating a game's positions collects (spec §2.5 step 3)."""
-
-    positions: list[int] = field(default_factory=list)
-    user_comments: dict[int, list[str]] = field(default_factory=dict)
-    sort_values: dict[int, int] = field(default_factory=dict)
-
-
-def _evaluate(compiled: CompiledQuery, ctx: Ctx, pos: int, found: _Matches) -> None:
-    """Evaluate the body at `pos`; raises CqlRuntimeError."""
-    ctx.pos = pos
-    if compiled.body(ctx):
-        found.positions.append(pos)
-        for where, text in ctx.comments:
-            found.user_comments.setdefault(where, []).append(text)
-        sorts = compiled.checked.sorts
-        values = found.sort_values
-        for index, value in ctx.sorts:
-            old = values.get(index)
-            if old is None:
-                values[index] = value
-            elif sorts[index].minimum:
-                values[index] = min(old, value)
-            else:
-                values[index] = max(old, value)
-    if ctx.comments:
-        ctx.comments.clear()
-    if ctx.sorts:
-        ctx.sorts.clear()
-
-
-def _new_ctx(compiled: CompiledQuery, model: GameModel, item: GameText, state: RunState) -> Ctx:
-    slots: list[Any] = [None] * compiled.slot_count
-    for slot, value in compiled.assigned_slots.items():
-        slots[slot] = value
-    return Ctx(model, item.number, slots, state.persistent)
-
-
-def _unsupported_variant(headers: Mapping[str, str]) -> str | None:
-    variant = headers.get("Variant", "")
-    if variant.strip().lower() not in STANDARD_VARIANTS:
-        return f"unsupported variant {variant!r}"
-    return None
-
-
-def _read_error(item: GameText, game: LightGame) -> GameOutcome | None:
-    """The skipped-game outcome of an unsupported variant or a PGN error (§1.7.3)."""
-    problem = _unsupported_variant(game.headers)
-    if problem is None and game.error is not None:
-        problem = str(game.error)
-    if problem is None:
-        return None
-    return GameOutcome(
-        item.number,
-        error=f"{item.path}:{item.line}: game {item.number}: error: {problem} (game skipped)",
-    )
-
-
-def _runtime_error(
-    compiled: CompiledQuery, item: GameText, ctx: Ctx, exc: CqlRuntimeError
-) -> GameOutcome:
-    err = SourceError(
-        compiled.path,
-        exc.line,
-        exc.column,
-        f"{exc.message} ({item.path} game {item.number}, ply {ctx.game.plies[ctx.pos]})",
-        severity="runtime error",
-    ).with_source(compiled.source)
-    return GameOutcome(item.number, messages=tuple(ctx.messages), runtime_error=err)
-
-
 def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOutcome:
     """Evaluate one game (spec §2.5 steps 2-5).
 
-    The game is read with the light model (no GameNode tree; header prefilter first), or,
-    for a query that never looks at another position, streamed: each position evaluated
-    on the reader's live board as it is read. A matched game's output is rendered from
-    the light nodes (read again when streamed), or from a GameBuilder re-read when it
-    has variations that were not read.
+    The game is read with the light model (no GameNode tree; header prefilter first). A
+    matched game's tree for output is built from the light nodes, or re-read with
+    GameBuilder when it has variations that were not read.
     """
-    if compiled.streams and not compiled.variations:
-        return _stream_game(compiled, item, state)
+    variations = compiled.variations
     number = item.number
     game: LightGame | None = chess.pgn.read_game(
         io.StringIO(item.text),
         Visitor=lambda: _Reader(
-            variations=compiled.variations,
+            variations=variations,
             comments=True,
             prefilter=lambda headers: compiled.prefilter(headers, number),
         ),
@@ -376,75 +267,57 @@ def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOu
         return GameOutcome(number)
     if game.skipped:
         return GameOutcome(number, prefiltered=True)
-    failed = _read_error(item, game)
-    if failed is not None:
-        return failed
+    variant = game.headers.get("Variant", "")
+    problem = None
+    if variant.strip().lower() not in STANDARD_VARIANTS:
+        problem = f"unsupported variant {variant!r}"
+    elif game.error is not None:
+        problem = str(game.error)
+    if problem is not None:
+        return GameOutcome(
+            number,
+            error=f"{item.path}:{item.line}: game {number}: error: {problem} (game skipped)",
+        )
     model = LightModel(game)
-    ctx = _new_ctx(compiled, model, item, state)
-    found = _Matches()
+    slots: list[Any] = [None] * compiled.slot_count
+    for slot, value in compiled.assigned_slots.items():
+        slots[slot] = value
+    ctx = Ctx(model, item.number, slots, state.persistent)
+    body = compiled.body
+    matched: list[int] = []
+    user_comments: dict[int, list[str]] = {}
+    sort_values: dict[int, int] = {}
+    sorts = compiled.checked.sorts
     try:
         for pos in range(len(model)):
-            _evaluate(compiled, ctx, pos, found)
+            ctx.pos = pos
+            if body(ctx):
+                matched.append(pos)
+                for where, text in ctx.comments:
+                    user_comments.setdefault(where, []).append(text)
+                for index, value in ctx.sorts:
+                    old = sort_values.get(index)
+                    if old is None:
+                        sort_values[index] = value
+                    elif sorts[index].minimum:
+                        sort_values[index] = min(old, value)
+                    else:
+                        sort_values[index] = max(old, value)
+            if ctx.comments:
+                ctx.comments.clear()
+            if ctx.sorts:
+                ctx.sorts.clear()
     except CqlRuntimeError as exc:
-        return _runtime_error(compiled, item, ctx, exc)
-    return _finish(compiled, item, ctx, found, game)
-
-
-def _stream_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOutcome:
-    """`run_game` for streaming queries (spec §7.3 lever 3): nothing stored per position.
-
-    A PGN error found later in the game still skips it, and wins over a run-time error met
-    earlier, exactly as when the whole game is read first; so after a run-time error the
-    rest is read, but not evaluated.
-    """
-    number = item.number
-    model: StreamModel | None = None
-    ctx: Ctx | None = None
-    found = _Matches()
-    failure: CqlRuntimeError | None = None
-    stopped = False
-
-    def on_position(board: chess.Board, next_move: chess.Move | None) -> None:
-        nonlocal model, ctx, failure, stopped
-        if stopped:
-            return
-        if model is None:
-            # An unsupported variant is reported after reading; nothing is evaluated.
-            stopped = _unsupported_variant(visitor.game.headers) is not None
-            if stopped:
-                return
-            model = StreamModel(visitor.game.headers)
-            ctx = _new_ctx(compiled, model, item, state)
-        assert ctx is not None
-        try:
-            _evaluate(compiled, ctx, model.add(board, next_move), found)
-        except CqlRuntimeError as exc:
-            failure, stopped = exc, True
-
-    visitor = _StreamReader(on_position, prefilter=lambda h: compiled.prefilter(h, number))
-    game: LightGame | None = chess.pgn.read_game(io.StringIO(item.text), Visitor=lambda: visitor)
-    if game is None:
-        return GameOutcome(number)
-    if game.skipped:
-        return GameOutcome(number, prefiltered=True)
-    failed = _read_error(item, game)
-    if failed is not None:
-        return failed
-    assert ctx is not None  # a game without an error has at least its initial position
-    if failure is not None:
-        return _runtime_error(compiled, item, ctx, failure)
-    return _finish(compiled, item, ctx, found, None)
-
-
-def _finish(
-    compiled: CompiledQuery, item: GameText, ctx: Ctx, found: _Matches, game: LightGame | None
-) -> GameOutcome:
-    """Apply matchcount, build the sort key and render a matched game (§2.5 steps 4-5).
-
-    `game` is the fully read light game, or None when the game was streamed.
-    """
+        err = SourceError(
+            compiled.path,
+            exc.line,
+            exc.column,
+            f"{exc.message} ({item.path} game {item.number}, ply {model.plies[ctx.pos]})",
+            severity="runtime error",
+        ).with_source(compiled.source)
+        return GameOutcome(item.number, messages=tuple(ctx.messages), runtime_error=err)
     low, high = compiled.matchcount
-    m = len(found.positions)
+    m = len(matched)
     if not (m >= 1 and m >= low and (high is None or m <= high)):
         return GameOutcome(item.number, messages=tuple(ctx.messages))
     header_comments: list[str] = []
@@ -452,26 +325,22 @@ def _finish(
     if compiled.header.sort_matchcount:
         header_comments.append(f"matchcount: {m}")
         key.append(-m)
-    for index, sort in enumerate(compiled.checked.sorts):
-        sort_value = found.sort_values.get(index)
+    for index, sort in enumerate(sorts):
+        sort_value = sort_values.get(index)
         if sort_value is not None:
             header_comments.append(f"{sort.doc}: {sort_value}")
             key.append((0, sort_value if sort.minimum else -sort_value))
         else:
             key.append((1, 0))
     key.append(item.number)
-    variations = compiled.variations
     if variations or "(" not in item.text:
-        if game is None:
-            game = chess.pgn.read_game(io.StringIO(item.text), Visitor=lambda: _Reader(comments=True))
-            assert game is not None and game.error is None  # the stream read it cleanly
         output_headers = chess.pgn.Game().headers
         output_headers.update(game.headers)
         pgn = render_light(
             game,
             output_headers,
-            matched=found.positions,
-            user_comments=found.user_comments,
+            matched=matched,
+            user_comments=user_comments,
             header_comments=header_comments,
             matchstring=compiled.header.matchstring,
             quiet=compiled.quiet,
@@ -484,8 +353,8 @@ def _finish(
         pgn = render_game(
             reread,
             variations=variations,
-            matched=found.positions,
-            user_comments=found.user_comments,
+            matched=matched,
+            user_comments=user_comments,
             header_comments=header_comments,
             matchstring=compiled.header.matchstring,
             quiet=compiled.quiet,
@@ -500,26 +369,13 @@ def _finish(
     )
 
 
-def _fill_result(game: LightGame, result: str) -> None:
-    """Like GameBuilder: the movetext result replaces a missing or `*` Result tag."""
-    if game.headers.get("Result", "*") == "*":
-        game.headers["Result"] = result
-
-
 class _Reader(LightVisitor):
     """The light reader, plus GameBuilder's rule that a movetext result fills in `*`."""
 
     def visit_result(self, result: str) -> None:
-        """See `_fill_result`."""
-        _fill_result(self.game, result)
-
-
-class _StreamReader(StreamVisitor):
-    """The streaming reader, with the same Result rule (it only matters for output)."""
-
-    def visit_result(self, result: str) -> None:
-        """See `_fill_result`."""
-        _fill_result(self.game, result)
+        """Like GameBuilder: the movetext result replaces a missing or `*` Result tag."""
+        if self.game.headers.get("Result", "*") == "*":
+            self.game.headers["Result"] = result
 
 
 def run_games(

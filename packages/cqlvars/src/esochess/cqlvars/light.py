@@ -5,8 +5,8 @@ snapshot (a tuple of bitboards and state); `chess.Board` objects are built only 
 for, and cached. Variations are skipped unless in scope, comments are kept only when asked
 for, and a header prefilter can reject a game before any move is parsed.
 
-`StreamVisitor` and `StreamModel` are the streaming form for queries without navigation:
-each mainline position is evaluated with the reader's live board, and nothing is stored.
+`StreamVisitor` is the streaming form for queries without navigation: it hands the live
+board of each mainline position to a callback and stores nothing.
 """
 
 from __future__ import annotations
@@ -240,73 +240,59 @@ def read_light(
     )
 
 
-PositionCallback = Callable[[chess.Board, "chess.Move | None"], None]
+PositionCallback = Callable[[chess.Board, "chess.Move | None"], bool]
 
 
-class StreamVisitor(LightVisitor):
-    """Mainline reading that hands each position, with the live board, to a callback.
+class StreamVisitor(chess.pgn.BaseVisitor[int]):
+    """Calls `on_position(board, move)` at each mainline position with the live board.
 
-    `on_position(board, next_move)` runs once per mainline position, in order, as soon as
-    the move played from it is known (python-chess calls `visit_move` before it pushes the
-    move) and, for the last position, when the game ends; `next_move` is None there. The
-    board must be left as it was given. Nothing is stored per position. After a PGN error
-    no further position is handed over; the error is in `game.error` as for LightVisitor.
+    The callback returns True to stop: the remaining moves are then not even parsed.
+    The board must be left as it was given. The result is the number of positions seen.
     """
 
-    def __init__(self, on_position: PositionCallback, *, prefilter: HeaderFilter | None = None):
-        super().__init__(prefilter=prefilter)
+    def __init__(self, on_position: PositionCallback) -> None:
         self.on_position = on_position
         self.positions = 0
-        self._board: chess.Board | None = None
+        self.error: Exception | None = None
+        self._move: chess.Move | None = None
+        self._stopped = False
+        self._fresh = True
+
+    def begin_variation(self) -> chess.pgn.SkipType:
+        """Streaming evaluation is for mainline-only queries."""
+        return chess.pgn.SKIP
+
+    def begin_parse_san(self, board: chess.Board, san: str) -> chess.pgn.SkipType | None:
+        """Once stopped, later moves are not parsed at all."""
+        return chess.pgn.SKIP if self._stopped else None
+
+    def parse_san(self, board: chess.Board, san: str) -> chess.Move:
+        """Read a move through the fast path of `san.parse_san` (same moves, same errors)."""
+        return parse_san(board, san)
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
-        """The position before `move` is complete: hand it over."""
-        if self.game.error is None:
-            self.positions += 1
-            self.on_position(board, move)
+        """Remember the move leading to the next visited board."""
+        self._move = move
 
     def visit_board(self, board: chess.Board) -> None:
-        """Remember the live board (one object for the whole mainline) for the last position."""
-        self._board = board
+        """Evaluate the position (the initial one, then after each parsed move)."""
+        if self._stopped or (not self._fresh and self._move is None):
+            return
+        self._fresh = False
+        self.positions += 1
+        move, self._move = self._move, None
+        if self.on_position(board, move):
+            self._stopped = True
 
-    def end_game(self) -> None:
-        """Hand over the last position, which has no move after it."""
-        if self.game.error is None and self._board is not None:
-            self.positions += 1
-            self.on_position(self._board, None)
+    def handle_error(self, error: Exception) -> None:
+        """Record the first PGN error and stop evaluating."""
+        if self.error is None:
+            self.error = error
+        self._stopped = True
 
-
-class StreamModel(GameModel):
-    """The evaluator's `GameModel` while streaming: mainline positions appended as read.
-
-    Only the current position has a board (the reader's live one), and the position after
-    it exists as soon as its move is known, because `move` and `terminal` look at it.
-    Subtree ranges are not kept. It serves queries that never look at another position
-    (no navigation, spec §7.3 lever 3).
-    """
-
-    def __init__(self, headers: Mapping[str, str]) -> None:
-        super().__init__(headers, chess.Board(), [-1], [None])
-        self.boards[0] = None
-        self.current = -1
-
-    def add(self, board: chess.Board, next_move: chess.Move | None) -> int:
-        """Make `board` the next position, with `next_move` played from it; its index."""
-        pos = self.current = self.current + 1
-        if pos:
-            self.boards[pos - 1] = None  # the live board has moved on
-            self.cache[pos - 1] = {}
-        self.boards[pos] = board
-        if next_move is not None:
-            self.parents.append(pos)
-            self.moves.append(next_move)
-            self.comments.append("")
-            self.children.append([])
-            self.children[pos].append(pos + 1)
-            self.plies.append(pos + 1)
-            self.boards.append(None)
-            self.cache.append({})
-        return pos
+    def result(self) -> int:
+        """How many positions were evaluated."""
+        return self.positions
 
 
 class LightModel(GameModel):
