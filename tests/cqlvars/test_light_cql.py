@@ -95,21 +95,6 @@ def test_fen_start_and_chess960_flag() -> None:
     assert game.board(1).promoted == chess.BB_A8
 
 
-def test_stream_visitor_stops_early_and_reports_errors() -> None:
-    seen: list[int] = []
-
-    def on_position(board: chess.Board, move: chess.Move | None) -> bool:
-        seen.append(board.ply())
-        return board.is_check()
-
-    text = "1. e4 f6 2. Qh5+ g6 3. Qxg6+ hxg6 *"
-    count = chess.pgn.read_game(io.StringIO(text), Visitor=lambda: light.StreamVisitor(on_position))
-    assert count == 4 and len(seen) == 4
-    visitor = light.StreamVisitor(lambda b, m: False)
-    chess.pgn.read_game(io.StringIO("1. e4 e5 2. Ke3 Nf6 *"), Visitor=lambda: visitor)
-    assert visitor.positions == 5 - 2 and "Ke3" in str(visitor.error)
-
-
 @settings(deadline=None, max_examples=40)
 @given(st.lists(st.integers(0, 200), min_size=0, max_size=60))
 def test_snapshot_round_trip_on_random_games(choices: list[int]) -> None:

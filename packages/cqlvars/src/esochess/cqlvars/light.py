@@ -5,8 +5,8 @@ snapshot (a tuple of bitboards and state); `chess.Board` objects are built only 
 for, and cached. Variations are skipped unless in scope, comments are kept only when asked
 for, and a header prefilter can reject a game before any move is parsed.
 
-`StreamVisitor` is the streaming form for queries without navigation: it hands the live
-board of each mainline position to a callback and stores nothing.
+Streaming evaluation (spec §7.3 lever 3: evaluate each position on the reader's live
+board, store nothing) was built and measured, and is not used: see docs/performance.md.
 """
 
 from __future__ import annotations
@@ -238,61 +238,6 @@ def read_light(
         Visitor=lambda: LightVisitor(variations=variations, comments=comments,
                                      prefilter=prefilter),
     )
-
-
-PositionCallback = Callable[[chess.Board, "chess.Move | None"], bool]
-
-
-class StreamVisitor(chess.pgn.BaseVisitor[int]):
-    """Calls `on_position(board, move)` at each mainline position with the live board.
-
-    The callback returns True to stop: the remaining moves are then not even parsed.
-    The board must be left as it was given. The result is the number of positions seen.
-    """
-
-    def __init__(self, on_position: PositionCallback) -> None:
-        self.on_position = on_position
-        self.positions = 0
-        self.error: Exception | None = None
-        self._move: chess.Move | None = None
-        self._stopped = False
-        self._fresh = True
-
-    def begin_variation(self) -> chess.pgn.SkipType:
-        """Streaming evaluation is for mainline-only queries."""
-        return chess.pgn.SKIP
-
-    def begin_parse_san(self, board: chess.Board, san: str) -> chess.pgn.SkipType | None:
-        """Once stopped, later moves are not parsed at all."""
-        return chess.pgn.SKIP if self._stopped else None
-
-    def parse_san(self, board: chess.Board, san: str) -> chess.Move:
-        """Read a move through the fast path of `san.parse_san` (same moves, same errors)."""
-        return parse_san(board, san)
-
-    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
-        """Remember the move leading to the next visited board."""
-        self._move = move
-
-    def visit_board(self, board: chess.Board) -> None:
-        """Evaluate the position (the initial one, then after each parsed move)."""
-        if self._stopped or (not self._fresh and self._move is None):
-            return
-        self._fresh = False
-        self.positions += 1
-        move, self._move = self._move, None
-        if self.on_position(board, move):
-            self._stopped = True
-
-    def handle_error(self, error: Exception) -> None:
-        """Record the first PGN error and stop evaluating."""
-        if self.error is None:
-            self.error = error
-        self._stopped = True
-
-    def result(self) -> int:
-        """How many positions were evaluated."""
-        return self.positions
 
 
 class LightModel(GameModel):
