@@ -89,7 +89,7 @@ def test_path_is_printed_as_given(tmp_path: Path) -> None:
     )
 
 
-def test_unreadable_and_missing_files_are_usage_errors(tmp_path: Path) -> None:
+def test_unreadable_missing_and_non_utf8_files_exit_2(tmp_path: Path) -> None:
     missing = CliRunner().invoke(main, ["check", str(tmp_path / "nope.chp")])
     assert missing.exit_code == 2
     assert missing.output == (
@@ -99,7 +99,8 @@ def test_unreadable_and_missing_files_are_usage_errors(tmp_path: Path) -> None:
     binary.write_bytes(b"module evaluation\n\xff\xfe\n")
     result = CliRunner().invoke(main, ["check", str(binary)])
     assert result.exit_code == 2
-    assert result.output.startswith(f"chespel: error: cannot read {binary}: ")
+    # Not UTF-8: a positioned error at the first bad byte, like any other error in the text.
+    assert result.output.startswith(f"{binary}:2:1: error: the file is not UTF-8 text (byte 0xff)\n")
     directory = CliRunner().invoke(main, ["check", str(tmp_path)])
     assert directory.exit_code == 2
     assert directory.output == f"chespel: error: cannot read {tmp_path}: Is a directory\n"

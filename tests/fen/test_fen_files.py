@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from esochess.fen import write_atomic
+from esochess.fen import SourceError, UnreadableFile, format_diagnostic, read_source, write_atomic
 
 
 def test_writes_text_and_bytes(tmp_path: Path) -> None:
@@ -41,3 +41,28 @@ def test_failure_leaves_nothing_behind(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         write_atomic(tmp_path / "missing-dir" / "f", "x")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_read_source_returns_utf8_text(tmp_path: Path) -> None:
+    path = tmp_path / "p.txt"
+    path.write_bytes("caf\u00e9 \u2654\n".encode())
+    assert read_source(path) == "caf\u00e9 \u2654\n"
+
+
+def test_read_source_points_at_the_first_byte_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(b"first line\r\n\xe2\x99\x94 caf\xe9 \xff\r\nlast\n")
+    with pytest.raises(SourceError) as info:
+        read_source(path)
+    err = info.value
+    assert (err.path, err.line, err.column) == (str(path), 2, 6)
+    assert err.message == "the file is not UTF-8 text (byte 0xe9)"
+    assert err.source_line == "\u2654 caf\ufffd \ufffd"
+    assert format_diagnostic(err).splitlines()[1:] == ["\u2654 caf\ufffd \ufffd", "     ^"]
+
+
+def test_read_source_reports_a_file_it_cannot_read(tmp_path: Path) -> None:
+    with pytest.raises(UnreadableFile, match=r"cannot read .*missing\.txt: No such file"):
+        read_source(tmp_path / "missing.txt")
+    with pytest.raises(UnreadableFile, match="directory"):
+        read_source(tmp_path)

@@ -26,22 +26,21 @@ from esochess.chespel.match import (
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.main import run_repl, run_uci
 from esochess.chespel.runtime.repl import Repl
+from esochess.fen import SourceError, files, format_diagnostic
 
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
 
 
 def read_source(path: str) -> str:
-    """Read a program file, or exit 2 with `chespel: error: cannot read FILE: REASON`."""
+    """Read a program file, or exit 2: `chespel: error: cannot read FILE: REASON`, or the
+    position of its first byte that is not UTF-8."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        return data.decode("utf-8")
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-    except UnicodeDecodeError as exc:
-        reason = f"not UTF-8 text (byte {exc.start + 1})"
-    click.echo(f"chespel: error: cannot read {path}: {reason}", err=True)
+        return files.read_source(path)
+    except files.UnreadableFile as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+    except SourceError as err:
+        click.echo(format_diagnostic(err), err=True)
     sys.exit(EXIT_USAGE)
 
 

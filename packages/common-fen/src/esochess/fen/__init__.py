@@ -12,7 +12,7 @@ from esochess.fen.diagnostics import (
     source_line_at,
 )
 from esochess.fen.fen import FenError, parse_fen
-from esochess.fen.files import write_atomic
+from esochess.fen.files import UnreadableFile, read_source, write_atomic
 from esochess.fen.grid import Grid, GridError, GridTooLarge, parse_grid
 from esochess.fen.render import render_ascii, render_html, render_svg, render_unicode
 
@@ -23,6 +23,7 @@ __all__ = [
     "GridTooLarge",
     "Note",
     "SourceError",
+    "UnreadableFile",
     "caret_line",
     "describe_token",
     "format_diagnostic",
@@ -30,6 +31,7 @@ __all__ = [
     "from_lark",
     "parse_fen",
     "parse_grid",
+    "read_source",
     "render_ascii",
     "render_html",
     "render_svg",

@@ -27,7 +27,7 @@ from esochess.cqlvars.engine import (
 from esochess.cqlvars.output import atomic_output, statistics_line
 from esochess.cqlvars.parallel import EngineWorker, QueryJob, default_jobs, evaluate
 from esochess.cqlvars.progress import Progress
-from esochess.fen import SourceError, format_diagnostic
+from esochess.fen import SourceError, files, format_diagnostic
 
 USAGE = "usage: cql [OPTIONS] QUERY.cql [PGN ...]"
 RANGE_RE = re.compile(r"([0-9]+)(?:-([0-9]*))?")
@@ -155,10 +155,12 @@ def _main(
             usage_error(f"--assign {name}: {problem}")
         assignments[name] = value
     try:
-        with open(query, encoding="utf-8", errors="surrogateescape") as handle:
-            source = handle.read()
-    except OSError as exc:
-        usage_error(f"cannot read {query}: {exc.strerror}")
+        source = files.read_source(query)
+    except files.UnreadableFile as exc:
+        usage_error(str(exc))
+    except SourceError as err:
+        click.echo(format_diagnostic(err), err=True)
+        sys.exit(2)
     game_range = parse_range(gamenumber, "--gamenumber") if gamenumber else None
     count_range = parse_range(matchcount, "--matchcount") if matchcount else None
     options = RunOptions(quiet=quiet, silent=silent, variations=variations, matchcount=count_range)

@@ -17,7 +17,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from esochess.fen import format_diagnostic
+from esochess.fen import SourceError, files, format_diagnostic
 from esochess.gambit.interpreter import Program, compile_source
 from esochess.gambit.replay import Record
 
@@ -50,13 +50,14 @@ def resolve_file(arg: str) -> Path:
 
 
 def read_source(path: Path) -> str:
-    """The file's text, or a usage error if it cannot be read."""
+    """The file's text; a usage error if it cannot be read, exit 2 if it is not UTF-8."""
     try:
-        return path.read_bytes().decode("utf-8")
-    except OSError as err:
-        _usage(f"cannot read '{path}': {err.strerror or err}")
-    except UnicodeDecodeError:
-        _usage(f"'{path}' is not UTF-8 text")
+        return files.read_source(path)
+    except files.UnreadableFile as err:
+        _usage(f"cannot read '{path}': {err.reason}")
+    except SourceError as err:
+        click.echo(format_diagnostic(err), err=True)
+        sys.exit(EXIT_COMPILE)
 
 
 def load(arg: str) -> tuple[Program, str, str]:
