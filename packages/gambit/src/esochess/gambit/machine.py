@@ -413,6 +413,8 @@ class Machine:
 
         A `name` trait can fail: that is a `GambitRuntimeError` like any other.
         """
+        if type(value) is str:
+            return value  # most printed values; no trait can run, so no guard is needed
         depth = len(self.frames)
         try:
             with deep_python_stack():
