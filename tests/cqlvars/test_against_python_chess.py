@@ -1,7 +1,7 @@
 """Matching game numbers on real games versus an independent python-chess computation.
 
 Each case runs a query through the engine over the first few hundred games of the
-masters file and compares the set of matching game numbers with a direct computation
+shipped lichess file and compares the set of matching game numbers with a direct computation
 over the mainline boards.
 """
 
@@ -10,27 +10,24 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
+from pgn_data import LICHESS
 
 from esochess.cqlvars.engine import compile_query, run_games
 from esochess.cqlvars.pgnio import games_in_text
 
-MASTERS = Path(__file__).resolve().parents[2] / "../shared/data/pgn/masters-pgnmentor.pgn"
-GAMES = 200
-
-pytestmark = pytest.mark.skipif(not MASTERS.exists(), reason="masters PGN file not present")
+GAMES = 400  # game 359 is a stalemate
 
 
 @cache
 def subset() -> str:
-    """The text of the first GAMES games of the masters file."""
+    """The text of the first GAMES games of the shipped lichess file."""
     lines: list[str] = []
     seen = 0
-    with open(MASTERS, encoding="utf-8", errors="surrogateescape") as handle:
+    with open(LICHESS, encoding="utf-8", errors="surrogateescape") as handle:
         for line in handle:
             if line.startswith("[Event ") and seen == GAMES:
                 break
@@ -59,7 +56,7 @@ def boards() -> list[tuple[list[chess.Board], list[chess.Move]]]:
 def engine_matches(query: str) -> set[int]:
     """Game numbers the engine writes for `query`."""
     compiled = compile_query("q.cql", query)
-    games = games_in_text("masters.pgn", subset())
+    games = games_in_text("lichess.pgn", subset())
     return {o.number for o in run_games(compiled, games) if o.matched}
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pgn_data import LICHESS as LICHESS_PATH
 from test_parallel_cql import PlyCounter
 
 from esochess.cqlvars import distributed as dist
@@ -15,8 +16,8 @@ from esochess.fen import SourceError
 
 distributed = pytest.importorskip("distributed")
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
-LICHESS = str(DATA / "lichess-carlsen-2018.pgn")
+
+LICHESS = str(LICHESS_PATH)
 
 
 @pytest.fixture(scope="module")

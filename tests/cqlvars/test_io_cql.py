@@ -13,13 +13,10 @@ import pytest
 import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pgn_data import PROBLEMS, STUDIES, masters
+from pgn_data import SHIPPED as DATA
 
 from esochess.cqlvars import pgnio
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
-STUDIES = DATA / "studies-lichess-thijscom.pgn"
-PROBLEMS = DATA / "problems-mate-in-2-3-4.pgn"
-MASTERS = DATA / "masters-pgnmentor.pgn"
 
 F12 = (
     '[Event "one"]\n\n1. e4 e5 *\n\n[Event "two"]\n\n1. e4 e5 2. Ke3 *\n\n'
@@ -139,9 +136,10 @@ def test_missing_and_corrupt_files(tmp_path: Path) -> None:
 
 
 def test_masters_prefix_matches_read_headers() -> None:
-    games = list(pgnio.iter_games([str(MASTERS)], last=400))
+    masters_file = masters()
+    games = list(pgnio.iter_games([str(masters_file)], last=400))
     assert len(games) == 400
-    with open(MASTERS, encoding="utf-8", errors="surrogateescape") as handle:
+    with open(masters_file, encoding="utf-8", errors="surrogateescape") as handle:
         reference = [chess.pgn.read_headers(handle) for _ in range(400)]
     assert [chess.pgn.read_headers(io.StringIO(g.text)) for g in games] == reference
 

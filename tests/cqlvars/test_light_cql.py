@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pgn_data import SHIPPED as DATA
 
 from esochess.cqlvars import light, pgnio
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
 
 
 def _builder_preorder(game: chess.pgn.Game) -> list[tuple[str, str, str, str, list[int]]]:

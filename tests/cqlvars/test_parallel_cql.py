@@ -6,19 +6,18 @@ import functools
 import io
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import chess.pgn
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pgn_data import LICHESS as LICHESS_PATH
 
 from esochess.cqlvars import parallel, pgnio
 from esochess.cqlvars.pgnio import GameText
 from esochess.fen import SourceError
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
-LICHESS = str(DATA / "lichess-carlsen-2018.pgn")
+LICHESS = str(LICHESS_PATH)
 
 
 @dataclass(frozen=True)

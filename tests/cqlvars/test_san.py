@@ -10,10 +10,11 @@ import chess.variant
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pgn_data import MASTERS, SHIPPED
 
 from esochess.cqlvars.san import parse_san
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
+DATA_FILES = sorted(SHIPPED.glob("*.pgn")) + ([MASTERS] if MASTERS else [])
 
 
 def _outcome(board: chess.Board, san: str, *, fast: bool) -> tuple[str, object]:
@@ -98,8 +99,8 @@ def test_variant_boards_keep_their_own_rules() -> None:
         parse_san(board, "e5")
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.pgn")))
-def test_every_move_of_the_shared_games(name: str) -> None:
+@pytest.mark.parametrize("path", DATA_FILES, ids=[p.name for p in DATA_FILES])
+def test_every_move_of_the_shared_games(path: Path) -> None:
     import chess.pgn
 
     class Check(chess.pgn.BaseVisitor[int]):
@@ -115,7 +116,7 @@ def test_every_move_of_the_shared_games(name: str) -> None:
             return self.count
 
     total = 0
-    with open(DATA / name, encoding="utf-8", errors="surrogateescape") as handle:
+    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
         for _ in range(400):
             seen = chess.pgn.read_game(handle, Visitor=Check)
             if seen is None:

@@ -10,10 +10,9 @@ from pathlib import Path
 import chess.pgn
 import pytest
 from click.testing import CliRunner
+from pgn_data import SHIPPED as DATA
 
 from esochess.cqlvars.cli import main
-
-DATA = Path(__file__).resolve().parents[2] / "../shared/data/pgn"
 
 
 def exported(path: Path) -> str:

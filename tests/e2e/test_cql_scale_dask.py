@@ -1,7 +1,7 @@
 """cql --scheduler against a real `distributed.LocalCluster` with 2 worker processes (§1.5).
 
 Output, stdout (apart from the time) and exit code must equal a `--jobs 1` run.
-The default run uses the first 300 games of the masters file (two partitions); the
+The default run uses the first 300 games of the shipped lichess file (two partitions); the
 whole file is checked by the slow variant (`make test-all`).
 """
 
@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pgn_data import LICHESS, masters
 
 distributed = pytest.importorskip("distributed")
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
-MASTERS = str(DATA / "masters-pgnmentor.pgn")
+
 CQL = str(Path(sys.executable).with_name("cql"))
 TIME = re.compile(r", \d+\.\d\d s$", re.M)
 
@@ -51,9 +51,9 @@ def cql(tmp: Path, query: str, *args: str) -> tuple[int, str, str, bytes]:
     return proc.returncode, TIME.sub(", T s", proc.stdout), proc.stderr, data
 
 
-def _compare(tmp: Path, scheduler: str, name: str, *extra: str) -> None:
-    local = cql(tmp, QUERIES[name], "--jobs", "1", *extra, MASTERS)
-    remote = cql(tmp, QUERIES[name], "--scheduler", scheduler, *extra, MASTERS)
+def _compare(tmp: Path, scheduler: str, name: str, games: str, *extra: str) -> None:
+    local = cql(tmp, QUERIES[name], "--jobs", "1", *extra, games)
+    remote = cql(tmp, QUERIES[name], "--scheduler", scheduler, *extra, games)
     assert local[0] == 0, local[2]
     assert remote[0] == local[0], remote[2]
     assert remote[1] == local[1]
@@ -69,19 +69,20 @@ def _compare(tmp: Path, scheduler: str, name: str, *extra: str) -> None:
 def test_scheduler_output_is_byte_identical_to_jobs_1(
     tmp_path: Path, scheduler: str, name: str
 ) -> None:
-    _compare(tmp_path, scheduler, name, "--gamenumber", "1-300")
+    _compare(tmp_path, scheduler, name, str(LICHESS), "--gamenumber", "1-300")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(QUERIES))
 def test_scheduler_on_the_whole_masters_file(tmp_path: Path, scheduler: str, name: str) -> None:
-    _compare(tmp_path, scheduler, name)
+    _compare(tmp_path, scheduler, name, str(masters()))
 
 
 @pytest.mark.slow
 def test_a34_jobs_1_jobs_4_and_scheduler_agree(tmp_path: Path, scheduler: str) -> None:
+    games = str(masters())
     runs = [
-        cql(tmp_path, QUERIES["attacks"], *args, MASTERS)
+        cql(tmp_path, QUERIES["attacks"], *args, games)
         for args in (["--jobs", "1"], ["--jobs", "4"], ["--scheduler", scheduler])
     ]
     assert all(run[0] == 0 for run in runs)
@@ -105,7 +106,7 @@ def test_reducible_sum_on_fixture_f2(tmp_path: Path, scheduler: str) -> None:
 
 def test_non_reducible_persistent_variable_is_refused(tmp_path: Path, scheduler: str) -> None:
     code, out, err, data = cql(
-        tmp_path, "cql() persistent Last = ply  false", "--scheduler", scheduler, MASTERS
+        tmp_path, "cql() persistent Last = ply  false", "--scheduler", scheduler, str(LICHESS)
     )
     assert code == 2 and not data and out == ""
     assert err.startswith(
@@ -115,7 +116,7 @@ def test_non_reducible_persistent_variable_is_refused(tmp_path: Path, scheduler:
 
 
 def test_unreachable_scheduler_exits_3(tmp_path: Path) -> None:
-    code, _, err, data = cql(tmp_path, "cql() mate", "--scheduler", "tcp://127.0.0.1:9", MASTERS)
+    code, _, err, data = cql(tmp_path, "cql() mate", "--scheduler", "tcp://127.0.0.1:9", str(LICHESS))
     assert code == 3 and not data
     assert err.startswith("cql: error: cannot reach the scheduler at tcp://127.0.0.1:9")
 

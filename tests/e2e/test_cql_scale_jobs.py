@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from pgn_data import LICHESS
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pgn"
-LICHESS = DATA / "lichess-carlsen-2018.pgn"
 CQL = str(Path(sys.executable).with_name("cql"))
 TIME = re.compile(r", \d+\.\d\d s$", re.M)
 
