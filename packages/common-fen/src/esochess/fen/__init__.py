@@ -12,7 +12,13 @@ from esochess.fen.diagnostics import (
     source_line_at,
 )
 from esochess.fen.fen import FenError, parse_fen
-from esochess.fen.files import UnreadableFile, read_source, write_atomic
+from esochess.fen.files import (
+    OutputError,
+    UnreadableFile,
+    open_output,
+    read_source,
+    write_atomic,
+)
 from esochess.fen.grid import Grid, GridError, GridTooLarge, parse_grid
 from esochess.fen.render import render_ascii, render_html, render_svg, render_unicode
 
@@ -22,6 +28,7 @@ __all__ = [
     "GridError",
     "GridTooLarge",
     "Note",
+    "OutputError",
     "SourceError",
     "UnreadableFile",
     "caret_line",
@@ -29,6 +36,7 @@ __all__ = [
     "format_diagnostic",
     "format_diagnostics",
     "from_lark",
+    "open_output",
     "parse_fen",
     "parse_grid",
     "read_source",

@@ -1,13 +1,60 @@
-"""File helpers shared by the front ends."""
+"""The one place any esochess tool writes or reads a user's file.
+
+`open_output` is the writer behind every output file (CQL results, CHAZZ pages and
+boards, Chespel executables and match PGN, Gambit records, `esochess fen show -o`):
+
+- a regular or missing target is written to a fresh temporary file in its directory
+  (`mkstemp`: a new name, created exclusively, never through a planted link) and renamed
+  over the target only when everything was written, so a failed, interrupted or killed
+  run never leaves a partial target, and removes its temporary file on every failure
+  path (a full disk at a write or at close, an exception, Ctrl-C, SIGTERM);
+- an existing target that is not a regular file (`/dev/null`, a FIFO, a socket, a
+  terminal, `/dev/stdout`) is opened and written in place: it is never replaced;
+- a symbolic link is followed and the file it names is replaced, the link kept;
+- a target that is the same file as one of the run's inputs is refused before anything
+  is written (`OutputError`: `cannot write PATH: it is also an input file`).
+"""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import stat
 import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import IO, Any
 
 from esochess.fen.diagnostics import SourceError
+
+#: The reason an output that is also an input is refused.
+ALSO_AN_INPUT = "it is also an input file"
+
+#: Names that stand for an already open descriptor (`/dev/stdout`, `/dev/fd/3`,
+#: `/proc/self/fd/1`): written in place even when the descriptor is a regular file,
+#: since replacing that file would hide the output from whoever holds the descriptor.
+_IN_PLACE_PREFIXES = ("/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/proc/")
+
+
+class OutputError(OSError):
+    """A file that cannot be written: `cannot write PATH: REASON`.
+
+    An `OSError`, so code that catches OSError around a write sees it too; `strerror`
+    is the reason.
+    """
+
+    def __init__(self, path: str, reason: str, code: int | None = None) -> None:
+        super().__init__(code if code is not None else 0, reason)
+        self.path = path
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"cannot write {self.path}: {self.reason}"
+
+    def __reduce__(self) -> tuple[type[OutputError], tuple[object, ...]]:
+        return (type(self), (self.path, self.reason, self.errno or None))
 
 
 def _umask() -> int:
@@ -17,29 +64,137 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write `data` to `path` through a temporary file in the same directory and a rename,
-    so readers never see a half-written file and a failed write leaves no partial one.
+def _failure(path: str, exc: OSError) -> OutputError:
+    if isinstance(exc, OutputError):
+        return exc
+    return OutputError(path, exc.strerror or str(exc), exc.errno)
 
-    Text is written as UTF-8 without newline translation. A replaced file keeps its
-    permissions; a new one gets the mode `open()` would give it (0666 less the umask),
-    not the 0600 of a temporary file. Raises OSError on failure.
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _refuse_inputs(path: str, target: os.stat_result, inputs: Sequence[str | os.PathLike[str]]) -> None:
+    for source in inputs:
+        seen = _stat(os.fspath(source))
+        if seen is not None and (seen.st_dev, seen.st_ino) == (target.st_dev, target.st_ino):
+            raise OutputError(path, ALSO_AN_INPUT, errno.EINVAL)
+
+
+def _wrap(raw: io.BufferedWriter, text: bool) -> IO[Any]:
+    if not text:
+        return raw
+    # newline="": no translation on output. Closing the wrapper closes `raw`.
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+
+
+@contextmanager
+def _in_place(path: str, text: bool) -> Iterator[IO[Any]]:
+    # O_APPEND: `/dev/stdout` redirected to a log with `>>` keeps what the log held.
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    except OSError as exc:
+        raise _failure(path, exc) from None
+    raw = os.fdopen(fd, "wb")
+    handle = _wrap(raw, text)
+    try:
+        yield handle
+        try:
+            handle.close()
+            raw.close()
+        except OSError as exc:
+            raise _failure(path, exc) from None
+    finally:
+        with suppress(OSError):
+            handle.close()
+        with suppress(OSError):
+            raw.close()
+
+
+@contextmanager
+def _replacing(path: str, target: str, mode: int, text: bool) -> Iterator[IO[Any]]:
+    directory, name = os.path.split(target)
+    try:
+        fd, temporary = tempfile.mkstemp(dir=directory or ".", prefix=f".{name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _failure(path, exc) from None
+    done = False
+    try:
+        raw = os.fdopen(fd, "wb")
+        handle = _wrap(raw, text)
+        try:
+            yield handle
+            try:
+                handle.close()
+                raw.close()
+                os.chmod(temporary, mode)
+                os.replace(temporary, target)
+            except OSError as exc:
+                raise _failure(path, exc) from None
+            done = True
+        finally:
+            with suppress(OSError):
+                handle.close()
+            with suppress(OSError):
+                raw.close()
+    finally:
+        if not done:
+            with suppress(OSError):
+                os.unlink(temporary)
+
+
+@contextmanager
+def open_output(
+    path: str | os.PathLike[str],
+    *,
+    text: bool = False,
+    inputs: Sequence[str | os.PathLike[str]] = (),
+    executable: bool = False,
+) -> Iterator[IO[Any]]:
+    """Open `path` for writing as described in the module's docstring.
+
+    Yields a binary handle, or with `text=True` a UTF-8 text handle (surrogateescape,
+    no newline translation). The file appears complete when the `with` block ends
+    without an exception, and not at all otherwise. A replaced file keeps its
+    permissions; a new one gets those `open()` would give (0666 less the umask), and
+    `executable=True` adds the execute bits the umask allows.
+
+    Raises `OutputError` (an OSError) when the file cannot be opened, finished or
+    renamed, or is one of `inputs`; an exception raised inside the block propagates
+    unchanged after the temporary file is removed.
     """
-    target = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    name = os.fspath(path)
+    current = _stat(name)
+    if (
+        current is not None and not stat.S_ISREG(current.st_mode)
+    ) or os.path.abspath(name).startswith(_IN_PLACE_PREFIXES):
+        with _in_place(name, text) as handle:
+            yield handle
+        return
+    if current is not None:
+        _refuse_inputs(name, current, inputs)
+    mask = _umask()
+    mode = stat.S_IMODE(current.st_mode) if current is not None else 0o666 & ~mask
+    if executable:
+        mode |= 0o111 & ~mask
+    with _replacing(name, os.path.realpath(name), mode, text) as handle:
+        yield handle
+
+
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: str | bytes,
+    *,
+    inputs: Sequence[str | os.PathLike[str]] = (),
+    executable: bool = False,
+) -> None:
+    """Write `data` (text as UTF-8, no newline translation) through `open_output`."""
+    payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    with open_output(path, inputs=inputs, executable=executable) as handle:
+        handle.write(payload)
 
 
 class UnreadableFile(Exception):
