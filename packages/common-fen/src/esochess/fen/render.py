@@ -7,6 +7,7 @@ the export of the CHAZZ reference interpreter (specs/chazz.md §6).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 
 import chess
@@ -112,11 +113,23 @@ def render_html(
     return "\n".join(out) + "\n"
 
 
-def render_svg(drawable: Drawable, *, square_px: int = 45) -> str:
+def render_svg(
+    drawable: Drawable,
+    *,
+    square_px: int = 45,
+    lastmove: chess.Move | None = None,
+    fill: Mapping[chess.Square, str] | None = None,
+) -> str:
     """Return an SVG image: python-chess's `chess.svg.board` for a chess position, and a
-    plain drawing of squares and glyphs for a grid of any size."""
+    plain drawing of squares and glyphs for a grid of any size.
+
+    For a chess position, `lastmove` marks a move and `fill` colours squares (the studio
+    shows the selected piece with it); each square's rectangle carries its name as a class.
+    """
     if isinstance(drawable, chess.Board):
-        return str(chess.svg.board(drawable, size=square_px * 8))
+        return str(
+            chess.svg.board(drawable, size=square_px * 8, lastmove=lastmove, fill=dict(fill or {}))
+        )
     grid = drawable
     width, height = grid.cols * square_px, grid.rows * square_px
     parts = [
@@ -126,9 +139,9 @@ def render_svg(drawable: Drawable, *, square_px: int = 45) -> str:
     for r in range(grid.rows):
         for c in range(grid.cols):
             x, y = c * square_px, r * square_px
-            fill = "#eeeed2" if (r + c) % 2 == 0 else "#769656"
+            colour = "#eeeed2" if (r + c) % 2 == 0 else "#769656"
             parts.append(
-                f'<rect x="{x}" y="{y}" width="{square_px}" height="{square_px}" fill="{fill}"/>'
+                f'<rect x="{x}" y="{y}" width="{square_px}" height="{square_px}" fill="{colour}"/>'
             )
             if piece := grid[r, c]:
                 parts.append(

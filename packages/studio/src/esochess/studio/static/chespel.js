@@ -1,0 +1,85 @@
+// Chespel: edit with live diagnostics, evaluate a position, play against the engine.
+"use strict";
+
+let startFen = "startpos";
+let moves = [];
+let selected = null;
+let checkedOk = false;
+
+async function check() {
+  const text = $("source").value;
+  try {
+    const result = await api("/api/chespel/check", {text});
+    checkedOk = result.ok;
+    $("checkstatus").textContent = result.ok ? (result.diagnostics.length ? "ok, with warnings" : "ok: no diagnostics") : result.report;
+    $("checkstatus").className = result.ok ? "ok" : "error";
+    await listing("chespel", text, result.diagnostics, $("listing"));
+  } catch (e) { show("checkstatus", e.message, true); }
+}
+
+async function drawPosition() {
+  const position = await api("/api/chespel/position", {fen: startFen, moves, selected});
+  $("board").innerHTML = position.svg;
+  $("moves").textContent = position.san.join(" ");
+  if (position.result) { $("engineinfo").textContent = "game over: " + position.result; }
+  return position;
+}
+
+async function engineTurn(extra) {
+  const body = Object.assign({text: $("source").value, fen: startFen, moves, movetime: +$("movetime").value}, extra);
+  $("engineinfo").textContent = "engine thinking…";
+  const answer = await api("/api/chespel/move", body);
+  moves = answer.position.moves.slice();
+  selected = null;
+  const e = answer.engine;
+  $("engineinfo").textContent = answer.position.result ? "game over: " + answer.position.result
+    : e && e.move ? `engine: ${answer.position.san[answer.position.san.length - 1]} · depth ${e.depth ?? "–"} · score ${e.score ?? "–"}` : "";
+  await drawPosition();
+}
+
+async function clickBoard(event) {
+  const rect = event.target.closest("rect");
+  if (!rect) { return; }
+  const square = [...rect.classList].find(c => /^[a-h][1-8]$/.test(c));
+  if (!square) { return; }
+  try {
+    if (selected && selected !== square) {
+      const origin = selected;
+      selected = null;
+      await engineTurn({from: origin, to: square});
+    } else {
+      selected = selected === square ? null : square;
+      await drawPosition();
+    }
+  } catch (e) { selected = null; show("evaluation", e.message, true); await drawPosition(); }
+}
+
+window.addEventListener("load", async () => {
+  await fillExamples("chespel", $("example"));
+  $("example").onchange = async () => {
+    if ($("example").value) { $("source").value = await exampleText("chespel", $("example").value); await check(); }
+  };
+  $("source").addEventListener("input", debounce(check, 400));
+  $("board").onclick = clickBoard;
+  $("setup").onclick = async () => {
+    startFen = $("fen").value.trim() || "startpos"; moves = []; selected = null;
+    try { await drawPosition(); show("evaluation", ""); } catch (e) { show("evaluation", e.message, true); }
+  };
+  $("evaluate").onclick = async () => {
+    try {
+      const position = await drawPosition();
+      show("evaluation", (await api("/api/chespel/eval", {text: $("source").value, fen: position.fen})).output);
+    } catch (e) { show("evaluation", e.message, true); }
+  };
+  $("newgame").onclick = async () => {
+    startFen = $("fen").value.trim() || "startpos"; moves = []; selected = null;
+    try {
+      const position = await drawPosition();
+      if (position.turn === $("side").value) { await engineTurn({}); }
+    } catch (e) { show("evaluation", e.message, true); }
+  };
+  const first = (await fetch("/api/examples/chespel").then(r => r.json()))[0];
+  if (first) { $("example").value = first; $("source").value = await exampleText("chespel", first); }
+  await check();
+  await drawPosition();
+});

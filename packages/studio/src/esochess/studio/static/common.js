@@ -1,0 +1,65 @@
+// Shared helpers of the studio pages: JSON calls, example lists, highlighted listings.
+"use strict";
+
+async function api(path, body) {
+  const response = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                                      body: JSON.stringify(body)});
+  const data = await response.json();
+  if (!response.ok) { throw new Error(data.error || "request failed"); }
+  return data;
+}
+
+function $(id) { return document.getElementById(id); }
+
+function show(id, text, isError) {
+  const el = $(id);
+  el.textContent = text;
+  el.className = isError ? "error" : "";
+}
+
+async function fillExamples(kind, select) {
+  const names = await (await fetch("/api/examples/" + kind)).json();
+  for (const name of names) {
+    const option = document.createElement("option");
+    option.value = option.textContent = name;
+    select.appendChild(option);
+  }
+}
+
+async function exampleText(kind, name) {
+  return (await fetch("/api/examples/" + kind + "/" + encodeURIComponent(name))).text();
+}
+
+function debounce(fn, ms) {
+  let timer = null;
+  return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
+}
+
+// A read-only, highlighted copy of a program with each diagnostic under its line.
+async function listing(language, text, diagnostics, target) {
+  const data = await api("/api/highlight", {language, text});
+  target.innerHTML = "";
+  data.lines.forEach((html, i) => {
+    const row = document.createElement("div");
+    row.innerHTML = html || " ";
+    const here = diagnostics.filter(d => d.line === i + 1);
+    if (here.length) { row.className = "bad"; }
+    target.appendChild(row);
+    for (const d of here) {
+      const note = document.createElement("div");
+      note.className = "note";
+      note.textContent = " ".repeat(Math.max(0, d.column - 1)) + "^ " + d.severity + ": " + d.message;
+      target.appendChild(note);
+    }
+  });
+}
+
+// Diagnostics (FILE:LINE:COL: severity: message) read back from the command line's text.
+function parseDiagnostics(report) {
+  const found = [];
+  for (const line of report.split("\n")) {
+    const m = line.match(/^[^:\n]*:(\d+):(\d+): (error|warning|runtime error): (.*)$/);
+    if (m) { found.push({line: +m[1], column: +m[2], severity: m[3], message: m[4]}); }
+  }
+  return found;
+}
