@@ -23,6 +23,8 @@ venv: $(STAMP)
 
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash examples/demo.sh
+	@echo
+	@echo "== all four in the browser: $(BIN)/esochess studio  (see docs/studio.md)"
 
 # Headless Chromium for the HTML-board test; installed only when missing, and the
 # test skips itself with a reason when this could not be done.

@@ -29,7 +29,7 @@ DEFAULT_STEPS = 100_000
 MAX_STEPS = 2_000_000
 #: Cells shown on each side of the pointer.
 TAPE_RADIUS = 8
-SQUARE_PX = 40
+SQUARE_PX = 32
 
 
 @dataclass(frozen=True)
@@ -124,23 +124,25 @@ def snapshot(_report: Report, fen: str, data: bytes, step: int, prompt: bool) ->
 
     io = MachineIO(output.extend, read_byte, prompt=prompt, trace=trace, flush_at=1)
     status = "ended"
-    finished = True
     try:
         interpret(grid, io, step + 1)
     except StepLimitReached:
-        status, finished = "paused", False
+        pass
     except LoopError as exc:
         # The command line writes a loop error's bytes to stdout, like output.
         status = exc.message.decode("ascii").strip()
         output += exc.message
     else:
         output += b"\n"  # the command line ends a normal run with a newline
+    # Instruction step + 1 was reached (whether it then ended the run or not): pause before it.
+    finished = seen <= step
     if not finished:
-        square_text = last["sq"].split(",")
-        square: tuple[int, int] | None = (int(square_text[0]), int(square_text[1]))
+        row, col = last["sq"].split(",")
+        square: tuple[int, int] | None = (int(row), int(col))
         piece: str | None = last["piece"]
-        shown = output[:cut] if cut is not None else output
+        shown = output[:cut]
         executed = step
+        status = "paused"
     else:
         square, piece, shown, executed = None, None, output, seen
     pointer = int(last["ptr"]) if last else 0

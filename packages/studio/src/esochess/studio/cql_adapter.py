@@ -4,8 +4,10 @@ Calls only what `cql`'s command line calls: `engine.compile_query` with
 `engine.RunOptions` (check), `pgnio.iter_games` / `pgnio.games_in_text` (the games of a
 file or of uploaded text, cut exactly as the command line cuts them),
 `engine.run_games` (one outcome per game, its PGN with CQL's comments) and
-`output.statistics_line`-style counts. A matched game's PGN is read back with
-python-chess for browsing; a position CQL marked is one that carries a comment.
+`output.statistics_line` (the summary line). A matched game's PGN is read back with
+python-chess for browsing. CQL appends its comments to the game's own, so a position
+CQL marked is one whose comment grew: the game's text from the input, read the same
+way, gives the comments it already had.
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ MAX_ERRORS_SHOWN = 50
 
 @dataclass(frozen=True)
 class Ply:
-    """One position of a matched game: the move that led to it, its FEN and CQL's comment."""
+    """One position of a matched game: the move that led to it, its FEN, the game's own
+    comment and the comment CQL added (empty unless CQL marked the position)."""
 
     san: str
     uci: str
     fen: str
     comment: str
+    cql: str
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,7 @@ class Match:
     number: int
     title: str
     start_fen: str
-    start_comment: str
+    start_cql: str
     plies: tuple[Ply, ...]
     pgn: str
 
@@ -76,18 +80,35 @@ def check(_report: Report, name: str, text: str) -> tuple[bool, str]:
     return True, "\n".join(format_diagnostic(w, text) for w in compiled.warnings)
 
 
-def _match(outcome: GameOutcome) -> Match:
+def _added(before: str, after: str) -> str:
+    """The part of a comment that CQL appended."""
+    return after[len(before) :].strip() if after.startswith(before) else after
+
+
+def _match(outcome: GameOutcome, original: GameText) -> Match:
     assert outcome.pgn is not None
     game = chess.pgn.read_game(io.StringIO(outcome.pgn))
-    assert game is not None
+    source = chess.pgn.read_game(io.StringIO(original.text))
+    assert game is not None and source is not None
     h = game.headers
     title = f"{h.get('White', '?')} – {h.get('Black', '?')} {h.get('Result', '*')} ({h.get('Event', '?')})"
     plies: list[Ply] = []
     board = game.board()
-    for node in game.mainline():
-        plies.append(Ply(board.san(node.move), node.move.uci(), node.board().fen(), node.comment))
+    before = [node.comment for node in source.mainline()]
+    for index, node in enumerate(game.mainline()):
+        had = before[index] if index < len(before) else ""
+        plies.append(
+            Ply(
+                board.san(node.move),
+                node.move.uci(),
+                node.board().fen(),
+                had,
+                _added(had, node.comment),
+            )
+        )
         board.push(node.move)
-    return Match(outcome.number, title, game.board().fen(), game.comment, tuple(plies), outcome.pgn)
+    start = _added(source.comment, game.comment)
+    return Match(outcome.number, title, game.board().fen(), start, tuple(plies), outcome.pgn)
 
 
 def run(
@@ -127,8 +148,9 @@ def run(
     if compiled.header.sort_matchcount or compiled.checked.sorts:
         kept.sort(key=lambda o: o.sort_key)
     summary = statistics_line(read, len(kept), len(errors), time.monotonic() - started)
+    by_number = {g.number: g for g in games}
     return QueryRun(
-        tuple(_match(o) for o in kept[:MAX_SHOWN]),
+        tuple(_match(o, by_number[o.number]) for o in kept[:MAX_SHOWN]),
         tuple(errors[:MAX_ERRORS_SHOWN]),
         tuple(messages),
         summary,

@@ -60,6 +60,7 @@ window.addEventListener("load", async () => {
     if ($("example").value) { $("source").value = await exampleText("chespel", $("example").value); await check(); }
   };
   $("source").addEventListener("input", debounce(check, 400));
+  tabTypesTab($("source"));
   $("board").onclick = clickBoard;
   $("setup").onclick = async () => {
     startFen = $("fen").value.trim() || "startpos"; moves = []; selected = null;

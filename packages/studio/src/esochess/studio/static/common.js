@@ -38,6 +38,7 @@ function debounce(fn, ms) {
 // A read-only, highlighted copy of a program with each diagnostic under its line.
 async function listing(language, text, diagnostics, target) {
   const data = await api("/api/highlight", {language, text});
+  const source = text.split("\n");
   target.innerHTML = "";
   data.lines.forEach((html, i) => {
     const row = document.createElement("div");
@@ -48,7 +49,9 @@ async function listing(language, text, diagnostics, target) {
     for (const d of here) {
       const note = document.createElement("div");
       note.className = "note";
-      note.textContent = " ".repeat(Math.max(0, d.column - 1)) + "^ " + d.severity + ": " + d.message;
+      // The caret sits under the column, tabs copied so that it lines up with the line above.
+      const before = (source[i] || "").slice(0, Math.max(0, d.column - 1)).replace(/[^\t]/g, " ");
+      note.textContent = before + "^ " + d.severity + ": " + d.message;
       target.appendChild(note);
     }
   });
@@ -62,4 +65,16 @@ function parseDiagnostics(report) {
     if (m) { found.push({line: +m[1], column: +m[2], severity: m[3], message: m[4]}); }
   }
   return found;
+}
+
+// The Tab key types a tab in a program editor (Chespel's indentation is made of tabs).
+function tabTypesTab(textarea) {
+  textarea.addEventListener("keydown", event => {
+    if (event.key !== "Tab" || event.shiftKey) { return; }
+    event.preventDefault();
+    const {selectionStart: start, selectionEnd: end, value} = textarea;
+    textarea.value = value.slice(0, start) + "\t" + value.slice(end);
+    textarea.selectionStart = textarea.selectionEnd = start + 1;
+    textarea.dispatchEvent(new Event("input"));
+  });
 }

@@ -64,7 +64,7 @@ function showResult(result) {
 }
 
 function firstMarked(m) {
-  const i = m.plies.findIndex(p => p.comment);
+  const i = m.plies.findIndex(p => p.cql);
   return i < 0 ? 0 : i + 1;
 }
 
@@ -75,7 +75,7 @@ function openGame(i) {
   game.plies.forEach((p, k) => {
     const span = document.createElement("span");
     span.textContent = (k % 2 === 0 ? `${Math.floor(k / 2) + 1}. ` : "") + p.san;
-    if (p.comment) { span.className = "marked"; span.title = p.comment; }
+    if (p.cql) { span.className = "marked"; span.title = "CQL: " + p.cql; }
     span.onclick = () => goPly(k + 1);
     moves.appendChild(span);
   });
@@ -91,9 +91,9 @@ async function goPly(k) {
     const board = await api("/api/board", {fen, lastmove: p ? p.uci : null});
     $("board").innerHTML = board.svg;
   } catch (e) { show("comment", e.message, true); return; }
-  const comment = p ? p.comment : game.start_comment;
-  $("comment").textContent = comment ? "CQL: " + comment : "";
-  $("comment").className = comment ? "marked" : "";
+  const cql = p ? p.cql : game.start_cql;
+  $("comment").textContent = cql ? "marked by CQL: " + cql : "";
+  $("gamecomment").textContent = p ? p.comment : "";
   [...$("moves").children].forEach((s, i) => s.classList.toggle("at", i === ply - 1));
 }
 
@@ -104,6 +104,7 @@ window.addEventListener("load", async () => {
     if ($("example").value) { $("source").value = await exampleText("cql", $("example").value); await check(); }
   };
   $("source").addEventListener("input", debounce(check, 400));
+  tabTypesTab($("source"));
   $("run").onclick = run;
   $("games").onchange = () => openGame(+$("games").value);
   $("first").onclick = () => goPly(0);
@@ -112,7 +113,7 @@ window.addEventListener("load", async () => {
   $("last").onclick = () => goPly(game ? game.plies.length : 0);
   $("nextmark").onclick = () => {
     if (!game) { return; }
-    const i = game.plies.findIndex((p, k) => k >= ply && p.comment);
+    const i = game.plies.findIndex((p, k) => k >= ply && p.cql);
     if (i >= 0) { goPly(i + 1); }
   };
   const first = "mate.cql";

@@ -91,6 +91,7 @@ window.addEventListener("load", async () => {
     if ($("example").value) { $("source").value = await exampleText("gambit", $("example").value); seats = null; await check(); }
   };
   $("source").addEventListener("input", debounce(check, 400));
+  tabTypesTab($("source"));
   $("start").onclick = () => {
     answers = [];
     seed = $("seed").value === "" ? null : +$("seed").value;
