@@ -180,7 +180,7 @@ def test_chespel_diagnostic_appears(server: str, browser: Any) -> None:
     note = wait_for(browser, lambda: [n for n in notes() if "totalValu" in n], "the diagnostic")
     assert "error: class Player has no method 'totalValu'" in note[0]
     assert note[0].index("^") == len("\tscore me.")  # under column 11
-    assert "program.chp:3:" in text(browser, "checkstatus")
+    assert "material.chp:3:11: error" in text(browser, "checkstatus")
     shot(browser, "studio-chespel-diagnostic.png")
     source.clear()
     source.send_keys("module evaluation\nsym rule material:\n\tscore me.totalValue;\n")

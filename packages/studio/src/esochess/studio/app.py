@@ -13,6 +13,7 @@ import dataclasses
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from string import Template
 from typing import Any
 
 import anyio
@@ -23,7 +24,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import (
-    FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     Response,
@@ -49,6 +50,13 @@ from esochess.studio.jobs import Progress, UserError
 
 STATIC = Path(__file__).parent / "static"
 PAGES = ("chazz", "chespel", "gambit", "cql")
+TITLES = {
+    "index": "Start",
+    "chazz": "CHAZZ",
+    "chespel": "Chespel",
+    "gambit": "Gambit",
+    "cql": "CQL",
+}
 MAX_BODY = 16 * 1024 * 1024
 MAX_SOURCE = 256 * 1024
 MAX_FEN = 200_000
@@ -161,12 +169,25 @@ async def work(fn: Callable[..., Any], *args: Any, kind: str, extra: float = 0.0
 # ---------------------------------------------------------------------------- pages
 
 
+def render_page(name: str) -> str:
+    """A page: the shared shell (head, navigation) around the page's own body."""
+    links = []
+    for page, title in TITLES.items():
+        href = "/" if page == "index" else f"/{page}"
+        here = ' class="here"' if page == name else ""
+        links.append(f'<a href="{href}"{here}>{title}</a>')
+    nav = "".join(links)
+    shell = Template((STATIC / "shell.html").read_text(encoding="utf-8"))
+    body = (STATIC / "pages" / f"{name}.html").read_text(encoding="utf-8")
+    return shell.substitute(title=TITLES[name], nav=nav, body=body)
+
+
 async def page(request: Request) -> Response:
     """One of the five pages (static HTML; its script does the rest)."""
     name = request.path_params.get("page", "index")
-    if name != "index" and name not in PAGES:
+    if name not in TITLES:
         return PlainTextResponse("no such page", status_code=404)
-    return FileResponse(STATIC / f"{name}.html")
+    return HTMLResponse(render_page(name))
 
 
 async def code_css(request: Request) -> Response:

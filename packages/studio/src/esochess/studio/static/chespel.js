@@ -4,18 +4,7 @@
 let startFen = "startpos";
 let moves = [];
 let selected = null;
-let checkedOk = false;
-
-async function check() {
-  const text = $("source").value;
-  try {
-    const result = await api("/api/chespel/check", {text});
-    checkedOk = result.ok;
-    $("checkstatus").textContent = result.ok ? (result.diagnostics.length ? "ok, with warnings" : "ok: no diagnostics") : result.report;
-    $("checkstatus").className = result.ok ? "ok" : "error";
-    await listing("chespel", text, result.diagnostics, $("listing"));
-  } catch (e) { show("checkstatus", e.message, true); }
-}
+let programName = () => "program.chp";
 
 async function drawPosition() {
   const position = await api("/api/chespel/position", {fen: startFen, moves, selected});
@@ -26,7 +15,7 @@ async function drawPosition() {
 }
 
 async function engineTurn(extra) {
-  const body = Object.assign({text: $("source").value, fen: startFen, moves, movetime: +$("movetime").value}, extra);
+  const body = Object.assign({name: programName(), text: $("source").value, fen: startFen, moves, movetime: +$("movetime").value}, extra);
   $("engineinfo").textContent = "engine thinking…";
   const answer = await api("/api/chespel/move", body);
   moves = answer.position.moves.slice();
@@ -55,12 +44,7 @@ async function clickBoard(event) {
 }
 
 window.addEventListener("load", async () => {
-  await fillExamples("chespel", $("example"));
-  $("example").onchange = async () => {
-    if ($("example").value) { $("source").value = await exampleText("chespel", $("example").value); await check(); }
-  };
-  $("source").addEventListener("input", debounce(check, 400));
-  tabTypesTab($("source"));
+  programName = await programEditor("chespel", "program.chp", "material.chp", null);
   $("board").onclick = clickBoard;
   $("setup").onclick = async () => {
     startFen = $("fen").value.trim() || "startpos"; moves = []; selected = null;
@@ -69,7 +53,7 @@ window.addEventListener("load", async () => {
   $("evaluate").onclick = async () => {
     try {
       const position = await drawPosition();
-      show("evaluation", (await api("/api/chespel/eval", {text: $("source").value, fen: position.fen})).output);
+      show("evaluation", (await api("/api/chespel/eval", {name: programName(), text: $("source").value, fen: position.fen})).output);
     } catch (e) { show("evaluation", e.message, true); }
   };
   $("newgame").onclick = async () => {
@@ -79,8 +63,5 @@ window.addEventListener("load", async () => {
       if (position.turn === $("side").value) { await engineTurn({}); }
     } catch (e) { show("evaluation", e.message, true); }
   };
-  const first = (await fetch("/api/examples/chespel").then(r => r.json()))[0];
-  if (first) { $("example").value = first; $("source").value = await exampleText("chespel", first); }
-  await check();
   await drawPosition();
 });

@@ -78,3 +78,31 @@ function tabTypesTab(textarea) {
     textarea.dispatchEvent(new Event("input"));
   });
 }
+
+// A program editor: its example menu, a check a moment after each change (the command
+// line's diagnostics, and the highlighted listing with each under its line), Tab typing a
+// tab. `first` is the example shown at the start; `after(result)` sees every clean check.
+async function programEditor(language, fallbackName, first, after) {
+  const name = () => $("example").value || fallbackName;
+  const check = async () => {
+    const text = $("source").value;
+    try {
+      const result = await api(`/api/${language}/check`, {name: name(), text});
+      $("checkstatus").textContent = result.ok ? (result.report || "ok: no diagnostics") : result.report;
+      $("checkstatus").className = result.ok ? "ok" : "error";
+      await listing(language, text, parseDiagnostics(result.report), $("listing"));
+      if (result.ok && after) { after(result); }
+    } catch (e) { show("checkstatus", e.message, true); }
+  };
+  const open = async example => {
+    $("example").value = example;
+    $("source").value = await exampleText(language, example);
+    await check();
+  };
+  await fillExamples(language, $("example"));
+  $("example").onchange = () => $("example").value && open($("example").value);
+  $("source").addEventListener("input", debounce(check, 400));
+  tabTypesTab($("source"));
+  if ([...$("example").options].some(o => o.value === first)) { await open(first); }
+  return name;
+}

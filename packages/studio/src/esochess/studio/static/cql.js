@@ -4,18 +4,7 @@
 let matches = [];
 let game = null;
 let ply = 0;
-
-function queryName() { return $("example").value || "query.cql"; }
-
-async function check() {
-  const text = $("source").value;
-  try {
-    const result = await api("/api/cql/check", {name: queryName(), text});
-    $("checkstatus").textContent = result.ok ? (result.report || "ok: no diagnostics") : result.report;
-    $("checkstatus").className = result.ok ? "ok" : "error";
-    await listing("cql", text, parseDiagnostics(result.report), $("listing"));
-  } catch (e) { show("checkstatus", e.message, true); }
-}
+let queryName = () => "query.cql";
 
 async function run() {
   const body = {name: queryName(), text: $("source").value};
@@ -98,13 +87,8 @@ async function goPly(k) {
 }
 
 window.addEventListener("load", async () => {
-  await fillExamples("cql", $("example"));
   await fillExamples("pgn", $("pgn"));
-  $("example").onchange = async () => {
-    if ($("example").value) { $("source").value = await exampleText("cql", $("example").value); await check(); }
-  };
-  $("source").addEventListener("input", debounce(check, 400));
-  tabTypesTab($("source"));
+  queryName = await programEditor("cql", "query.cql", "mate.cql", null);
   $("run").onclick = run;
   $("games").onchange = () => openGame(+$("games").value);
   $("first").onclick = () => goPly(0);
@@ -116,10 +100,4 @@ window.addEventListener("load", async () => {
     const i = game.plies.findIndex((p, k) => k >= ply && p.cql);
     if (i >= 0) { goPly(i + 1); }
   };
-  const first = "mate.cql";
-  if ([...$("example").options].some(o => o.value === first)) {
-    $("example").value = first;
-    $("source").value = await exampleText("cql", first);
-    await check();
-  }
 });

@@ -6,19 +6,7 @@ let answers = [];
 let seed = null;
 let recordText = null;
 let replayStep = 0, replayTotal = 0;
-
-function programName() { return $("example").value || "program.gmb"; }
-
-async function check() {
-  const text = $("source").value;
-  try {
-    const result = await api("/api/gambit/check", {name: programName(), text});
-    $("checkstatus").textContent = result.ok ? (result.report || "ok: no diagnostics") : result.report;
-    $("checkstatus").className = result.ok ? "ok" : "error";
-    await listing("gambit", text, parseDiagnostics(result.report), $("listing"));
-    if (result.ok) { seatControls(result.seats[0], result.seats[1]); }
-  } catch (e) { show("checkstatus", e.message, true); }
-}
+let programName = () => "program.gmb";
 
 function seatControls(low, high) {
   if (seats && seats[0] === low && seats[1] === high) { return; }
@@ -86,12 +74,8 @@ async function replay(step) {
 }
 
 window.addEventListener("load", async () => {
-  await fillExamples("gambit", $("example"));
-  $("example").onchange = async () => {
-    if ($("example").value) { $("source").value = await exampleText("gambit", $("example").value); seats = null; await check(); }
-  };
-  $("source").addEventListener("input", debounce(check, 400));
-  tabTypesTab($("source"));
+  programName = await programEditor("gambit", "program.gmb", "tic-tac-toe.gmb",
+                                    result => seatControls(result.seats[0], result.seats[1]));
   $("start").onclick = () => {
     answers = [];
     seed = $("seed").value === "" ? null : +$("seed").value;
@@ -103,10 +87,4 @@ window.addEventListener("load", async () => {
   };
   $("rforward").onclick = () => replay(Math.min(replayStep + 1, replayTotal));
   $("rback").onclick = () => replay(Math.max(replayStep - 1, 0));
-  const first = "tic-tac-toe.gmb";
-  if ([...$("example").options].some(o => o.value === first)) {
-    $("example").value = first;
-    $("source").value = await exampleText("gambit", first);
-    await check();
-  }
 });
