@@ -29,10 +29,10 @@ demo: $(STAMP)
 # Headless Chromium for the HTML-board test; installed only when missing, and the
 # test skips itself with a reason when this could not be done.
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "installing chromium for the browser test (Debian package)"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
-	  || echo "chromium could not be installed: the browser test will be skipped"; }
+	@{ command -v chromium && command -v chromedriver; } >/dev/null 2>&1 || { \
+	  echo "installing chromium and its driver for the browser tests (Debian packages)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null 2>&1 \
+	  || echo "chromium could not be installed: the browser tests will be skipped"; }
 
 test: $(STAMP) browser
 	$(BIN)/mypy packages/

@@ -9,6 +9,7 @@ No response ever carries a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -444,4 +445,11 @@ def create_app(local_only: bool = True) -> Starlette:
         if local_only
         else []
     )
-    return Starlette(routes=routes, middleware=middleware)
+    return Starlette(routes=routes, middleware=middleware, lifespan=_lifespan)
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(_app: Starlette) -> AsyncIterator[None]:
+    # The fork server imports the four languages once, while the browser is opening.
+    await anyio.to_thread.run_sync(jobs.start)
+    yield

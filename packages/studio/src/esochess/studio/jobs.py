@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.forkserver
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -63,6 +64,12 @@ def _mp() -> Any:
             context.set_forkserver_preload(PRELOAD)
             _context = context
         return _context
+
+
+def start() -> None:
+    """Start the fork server now, so that the first request does not wait for its imports."""
+    _mp()
+    multiprocessing.forkserver.ensure_running()
 
 
 def _child(
