@@ -79,3 +79,19 @@ def test_help_names_the_options() -> None:
     for option in ("--host", "--port", "--no-browser"):
         assert option in result.output
     assert "127.0.0.1" in result.output
+
+
+def test_a_port_in_use_is_a_message_not_a_traceback() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [str(ESOCHESS), "studio", "--no-browser", "--port", str(port)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"esochess studio: error: cannot listen on 127.0.0.1 port {port}: "
+        "Address already in use (--port 0 picks a free port)\n"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 import sys
 import threading
@@ -12,10 +13,14 @@ import click
 from esochess.studio.hosts import LOOPBACK, is_loopback
 
 
-def free_port(host: str) -> int:
-    """A port nobody listens on now (the default when --port is not given)."""
+def claim_port(host: str, port: int) -> int:
+    """The port to serve on: `port` if it can be listened on (a free one for 0).
+
+    Raises OSError (its `strerror` says why) when it cannot, before the server starts.
+    """
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.bind((host, 0))
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+        probe.bind((host, port))
         return int(probe.getsockname()[1])
 
 
@@ -41,6 +46,13 @@ def main(host: str | None, port: int, no_browser: bool) -> None:
     from esochess.studio.app import create_app
 
     chosen = host if host is not None else LOOPBACK
+    try:
+        port = claim_port(chosen, port)
+    except OSError as exc:
+        hint = " (--port 0 picks a free port)" if exc.errno == errno.EADDRINUSE else ""
+        click.echo(f"esochess studio: error: cannot listen on {chosen} port {port}: "
+                   f"{exc.strerror or exc}{hint}", err=True)  # fmt: skip
+        sys.exit(2)
     remote = not is_loopback(chosen)
     if remote:
         # Only an explicit --host gets here; say plainly what it means.
@@ -49,8 +61,6 @@ def main(host: str | None, port: int, no_browser: bool) -> None:
             "reach the studio and run programs on this one",
             err=True,
         )
-    if port == 0:
-        port = free_port(chosen)
     shown = f"[{chosen}]" if ":" in chosen else chosen
     url = f"http://{'127.0.0.1' if chosen in ('0.0.0.0', '::') else shown}:{port}/"
     click.echo(f"esochess studio at {url} (Ctrl-C to stop)", err=True)
