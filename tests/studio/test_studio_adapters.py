@@ -221,3 +221,17 @@ def test_cql_uploaded_text_and_mistakes() -> None:
     assert not ok and text.startswith("q.cql:1:7: error:")
     with pytest.raises(UserError, match=r"^q\.cql:1:"):
         cql_adapter.run(report, "q.cql", "cql() matte", None, "up.pgn", pgn)
+
+
+def test_chespel_setup_places_and_removes_pieces_then_evaluation_checks_the_position() -> None:
+    placed = chespel_adapter.place("8/8/8/8/8/8/8/8 w - - 0 1", "e1", "K", "black")
+    assert placed.fen == "8/8/8/8/8/8/8/4K3 b - - 0 1"
+    assert chespel_adapter.place(placed.fen, "e1", "", "white").fen == "8/8/8/8/8/8/8/8 w - - 0 1"
+    # Castling rights that the placement no longer allows are dropped.
+    assert chespel_adapter.place("startpos", "h1", "", "white").fen.split()[2] == "Qkq"
+    with pytest.raises(UserError, match="<fen>:1:"):  # one king only: not a position yet
+        chespel_adapter.start_board(placed.fen)
+    with pytest.raises(UserError):
+        chespel_adapter.place(placed.fen, "e9", "K", "white")
+    with pytest.raises(UserError):
+        chespel_adapter.place(placed.fen, "e1", "X", "white")

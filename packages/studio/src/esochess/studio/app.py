@@ -286,6 +286,13 @@ async def chespel_position(f: Fields) -> Any:
     )
 
 
+async def chespel_place(f: Fields) -> Any:
+    turn = f.text("turn", 5, "white")
+    if turn not in ("white", "black"):
+        raise UserError("error: 'turn' must be white or black")
+    return chespel_adapter.place(f.text("fen", 200), f.text("square", 4), f.text("piece", 1), turn)
+
+
 async def chespel_move(f: Fields) -> Any:
     """A human move (if given), then the engine's answer when the game goes on."""
     fen, moves = f.text("fen", 200, "startpos"), f.texts("moves", 8)
@@ -401,6 +408,7 @@ ROUTES: dict[str, Callable[[Fields], Awaitable[Any]]] = {
     "/api/chespel/eval": chespel_eval,
     "/api/chespel/position": chespel_position,
     "/api/chespel/move": chespel_move,
+    "/api/chespel/place": chespel_place,
     "/api/gambit/check": gambit_check,
     "/api/gambit/play": gambit_play,
     "/api/gambit/replay": gambit_replay,

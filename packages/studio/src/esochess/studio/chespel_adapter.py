@@ -168,6 +168,32 @@ def position(fen: str, moves: list[str], selected: str | None = None) -> Positio
     )
 
 
+def place(fen: str, square: str, piece: str, turn: str) -> Position:
+    """A position being set up: `piece` (or nothing, for "") put on `square`, `turn` to move.
+
+    The position need not be legal yet (a king may be missing while pieces are placed);
+    evaluating or playing it checks it strictly.
+    """
+    try:
+        board = chess.Board(start_board("startpos").fen() if fen == "startpos" else fen)
+    except ValueError as exc:
+        raise UserError(f"error: invalid FEN: {exc}") from None
+    try:
+        target = chess.parse_square(square)
+    except ValueError:
+        raise UserError(f"error: '{square}' is not a square") from None
+    if piece:
+        if piece not in "PNBRQKpnbrqk" or len(piece) != 1:
+            raise UserError(f"error: '{piece}' is not a piece letter (PNBRQK, pnbrqk)")
+        board.set_piece_at(target, chess.Piece.from_symbol(piece))
+    else:
+        board.remove_piece_at(target)
+    board.turn = turn == "white"
+    board.castling_rights = board.clean_castling_rights()
+    board.ep_square = None
+    return Position(board.fen(), render_svg(board), (), (), turn, None)
+
+
 def engine_move(
     _report: Report, name: str, text: str, fen: str, moves: list[str], movetime_ms: int
 ) -> EngineMove:

@@ -5,6 +5,7 @@ let startFen = "startpos";
 let moves = [];
 let selected = null;
 let programName = () => "program.chp";
+let brush = null;  // null: clicks play moves; "" or a piece letter: clicks set up the board
 
 async function drawPosition() {
   const position = await api("/api/chespel/position", {fen: startFen, moves, selected});
@@ -31,6 +32,7 @@ async function clickBoard(event) {
   if (!rect) { return; }
   const square = [...rect.classList].find(c => /^[a-h][1-8]$/.test(c));
   if (!square) { return; }
+  if (brush !== null) { await placePiece(square); return; }
   try {
     if (selected && selected !== square) {
       const origin = selected;
@@ -43,9 +45,40 @@ async function clickBoard(event) {
   } catch (e) { selected = null; show("evaluation", e.message, true); await drawPosition(); }
 }
 
+// Setting up a position: each click puts the chosen piece (or nothing) on a square.
+async function placePiece(square) {
+  try {
+    const placed = await api("/api/chespel/place", {fen: $("fen").value.trim() || "startpos", square, piece: brush, turn: $("turn").value});
+    $("fen").value = placed.fen;
+    startFen = placed.fen; moves = []; selected = null;
+    $("board").innerHTML = placed.svg;
+    $("moves").textContent = "";
+    show("evaluation", "");
+  } catch (e) { show("evaluation", e.message, true); }
+}
+
+function palette() {
+  const choices = [[null, "play moves"], ["", "empty"], ..."KQRBNPkqrbnp".split("").map(p => [p, p])];
+  for (const [piece, label] of choices) {
+    const b = document.createElement("button");
+    b.textContent = label;
+    b.onclick = () => {
+      brush = piece;
+      for (const other of $("palette").querySelectorAll("button")) { other.classList.toggle("on", other === b); }
+    };
+    if (piece === brush) { b.classList.add("on"); }
+    $("palette").appendChild(b);
+  }
+}
+
 window.addEventListener("load", async () => {
+  palette();
   programName = await programEditor("chespel", "program.chp", "material.chp", null);
   $("board").onclick = clickBoard;
+  $("turn").onchange = () => {
+    const fields = $("fen").value.trim().split(/\s+/);
+    if (fields.length > 1) { fields[1] = $("turn").value === "white" ? "w" : "b"; $("fen").value = fields.join(" "); }
+  };
   $("setup").onclick = async () => {
     startFen = $("fen").value.trim() || "startpos"; moves = []; selected = null;
     try { await drawPosition(); show("evaluation", ""); } catch (e) { show("evaluation", e.message, true); }
