@@ -276,10 +276,14 @@ class ProgramChecker:
             return None
         axes: list[list[Any]] = []
         for i in positions:
-            ent = _entity_of(group[0].params[i])
-            assert ent is not None
-            props = self.sel_props(ent, [self.param_selector(f, i) for f in group])
-            axes.append(self.atoms(ent, props))
+            # Overloads may name different entities at one position (`fn g(A a)`, `fn g(B b)`):
+            # each entity contributes its own atoms, tagged with its name.
+            axis: list[Any] = []
+            for ent in _position_entities(group, i):
+                props = self.sel_props(ent, [self.param_selector(f, i) for f in group])
+                axis.extend((ent, vals) for vals in self.atoms(ent, props))
+            axis.append(None)  # the `none` cell of optional patterns
+            axes.append(axis)
         cells = list(itertools.product(*axes))
         if len(cells) > 20000:
             return None
@@ -315,14 +319,12 @@ class ProgramChecker:
         return out
 
     def atoms(self, ent: str, props: list[PropInfo]) -> list[Any]:
-        """All cells of one entity position: dicts prop -> representative, plus none."""
+        """All cells of one entity at a position: dicts prop -> representative."""
         per: list[list[Any]] = []
         for p in props:
             per.append(self.prop_atoms(p))
-        cells: list[Any] = [dict(zip([p.pid for p in props], combo, strict=True))
-                            for combo in itertools.product(*per)]  # fmt: skip
-        cells.append(None)  # the `none` cell of optional patterns
-        return cells
+        return [dict(zip([p.pid for p in props], combo, strict=True))
+                for combo in itertools.product(*per)]  # fmt: skip
 
     def prop_atoms(self, p: PropInfo) -> list[Any]:
         """One representative value per atom of a property's domain (§7.5 step 2)."""
@@ -380,10 +382,13 @@ class ProgramChecker:
         t = f.params[i]
         if cell is None:
             return T.contains_none(t)
+        ent, vals = cell
+        if _entity_of(t) != ent:
+            return False
         sel = self.param_selector(f, i)
         if sel is None:
             return True
-        return self.sel_matches_cell(sel, cell)
+        return self.sel_matches_cell(sel, vals)
 
     def sel_matches_cell(self, sel: A.Selector, cell: dict[int, Any]) -> bool:
         """True when every constant entry of the selector holds in the cell."""
@@ -465,6 +470,16 @@ def _param_selector(t: A.TypeExpr) -> A.Selector | None:
     while isinstance(t, A.TSuffix):
         t = t.inner
     return t.selector if isinstance(t, A.TSel) else None
+
+
+def _position_entities(group: list[FuncInfo], i: int) -> list[str]:
+    """The distinct entities that the overloads of a group name at entity position `i`."""
+    out: list[str] = []
+    for f in group:
+        ent = _entity_of(f.params[i])
+        if ent is not None and ent not in out:
+            out.append(ent)
+    return out
 
 
 def _entity_of(t: T.Type) -> str | None:
@@ -762,7 +777,7 @@ class BodyChecker:
         ):
             ent = e.selector.entity if isinstance(e, A.SelectorExpr) else e.name
             base = T.strip_none(target)
-            if isinstance(base, (T.EntityT, T.SelT)) and _entity_of(base) == ent:
+            if ent in {_entity_of(m) for m in T.members(base)}:
                 self.conv[id(e)] = ("coerce", ent, T.contains_none(target), _sel_text(self, e))
                 return
         if t == T.NOVALUE:
@@ -1919,15 +1934,15 @@ class BodyChecker:
             arg_types.append(t)
             ent = [_entity_of(f.params[i]) for f in group]
             if all(x is not None for x in ent):
-                target_ent = ent[0]
+                ents = _position_entities(group, i)
                 optional_ok = any(T.contains_none(f.params[i]) for f in group)
-                target: T.Type = T.EntityT(target_ent or "")
+                target: T.Type = T.union([T.EntityT(x) for x in ents])
                 if optional_ok:
                     target = T.optional(target)
-                if isinstance(t, T.SelT) and t.entity == target_ent:
+                if isinstance(t, T.SelT) and t.entity in ents:
                     continue
                 if T.contains_none(t) and not optional_ok and not isinstance(t, T.ErrT) \
-                        and T.strip_none(t) == T.EntityT(target_ent or ""):  # fmt: skip
+                        and T.is_subtype(T.strip_none(t), target):  # fmt: skip
                     self.err(_pos_of(a.value), f"no overload of '{name}' accepts none")
                     continue
                 self.coerce(a.value, t, target)
@@ -1959,15 +1974,19 @@ class BodyChecker:
         if narrowed is not None and sel is None:
             sel = _find_selector(self.sym, narrowed)
         allow_none = T.contains_none(t)
+        reach = {x for x in map(_entity_of, T.members(T.strip_none(t))) if x is not None}
         out = []
         for k, cell in enumerate(cells):
             if cell is None:
                 if allow_none:
                     out.append(k)
                 continue
-            if sel is not None:
+            cell_ent, vals = cell
+            if reach and cell_ent not in reach:
+                continue
+            if sel is not None and sel.entity == cell_ent:
                 try:
-                    if not self.pc.sel_matches_cell(_constant_entries(self, sel), cell):
+                    if not self.pc.sel_matches_cell(_constant_entries(self, sel), vals):
                         continue
                 except NotConstant:
                     pass
@@ -2025,13 +2044,13 @@ class BodyChecker:
     def describe_cell(self, group: list[FuncInfo], positions: list[int], cell: Any) -> str:
         """Describe a cell for messages: "a Card with suit SPADES and rank ACE"."""
         parts = []
-        for k, i in enumerate(positions):
-            ent = _entity_of(group[0].params[i]) or "?"
+        for k in range(len(positions)):
             c = cell[k]
             if c is None:
                 parts.append("none")
                 continue
-            props = [(pid, v) for pid, v in c.items()]
+            ent, vals = c
+            props = [(pid, v) for pid, v in vals.items()]
             props.sort()
             bits = []
             for pid, v in props:

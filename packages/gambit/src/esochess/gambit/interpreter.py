@@ -331,12 +331,18 @@ class Compiler:
         cache: dict[int, Any] = {}
         for f in fs:
             tests = []
+            mixed = _mixed_entity_positions(f, fs)
             for i, (t, prm) in enumerate(zip(f.params, f.decl.params, strict=True)):
                 sel = _selector_of(prm.type)
+                test: Callable[[Machine, Any], bool] | None = None
                 if sel is not None:
-                    tests.append((i, self.sel_tester(sel, T.contains_none(t))))
+                    test = self.sel_tester(sel, T.contains_none(t))
                 elif isinstance(T.strip_none(t), T.EntityT) and not T.contains_none(t):
-                    tests.append((i, lambda m, v: v is not None))
+                    test = _not_none
+                if i in mixed:
+                    test = _of_entity(mixed[i], T.contains_none(t), test)
+                if test is not None:
+                    tests.append((i, test))
             arity = len(f.params)
             if arity not in cache:
                 cache[arity] = self.ck_set(name, arity)
@@ -1605,6 +1611,43 @@ def type_test(t: T.Type) -> Callable[[Any], bool]:
     if t in (T.FUNCTION, T.PROCEDURE):
         return lambda v: isinstance(v, FuncVal)
     return lambda v: False
+
+
+def _not_none(m: Machine, v: Any) -> bool:
+    return v is not None
+
+
+def _mixed_entity_positions(f: FuncInfo, fs: list[FuncInfo]) -> dict[int, str]:
+    """Positions where overloads of `f`'s arity name different entities: position -> f's."""
+    out: dict[int, str] = {}
+    group = [g for g in fs if len(g.params) == len(f.params)]
+    for i, t in enumerate(f.params):
+        ent = _entity_name(t)
+        if ent is not None and any(_entity_name(g.params[i]) not in (ent, None) for g in group):
+            out[i] = ent
+    return out
+
+
+def _entity_name(t: T.Type) -> str | None:
+    base = T.strip_none(t)
+    if isinstance(base, T.EntityT):
+        return base.name
+    return base.entity if isinstance(base, T.SelT) else None
+
+
+def _of_entity(
+    ent: str, optional: bool, inner: Callable[[Machine, Any], bool] | None
+) -> Callable[[Machine, Any], bool]:
+    """A parameter test that first requires an instance of `ent` (or none when optional)."""
+
+    def test(m: Machine, v: Any) -> bool:
+        if v is None:
+            return optional
+        if not isinstance(v, Inst) or v.type_name != ent:
+            return False
+        return inner is None or inner(m, v)
+
+    return test
 
 
 def _dispatch(
