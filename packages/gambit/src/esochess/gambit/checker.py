@@ -1,22 +1,45 @@
 """The checker (§2–§9, §13.1): names, types, narrowing, selectors, overloads, purity and
 notations, over the whole program before anything runs.
 
-`check(program)` returns a `Checked`: the symbol tables plus side tables keyed by node
-identity that the interpreter needs (what each name, member access and call resolved to,
-local slots, implicit conversions, chosen notations, overload cells).
+`check(program)` returns an `Analysis` (analysis.py): the symbol tables plus typed side
+tables keyed by node that the compiler needs (what each name, member access and call
+resolved to, local slots, implicit conversions, chosen notations, overload cells).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from esochess.fen import Note, SourceError
 from esochess.gambit import ast as A
 from esochess.gambit import builtins as B
 from esochess.gambit import types as T
+from esochess.gambit.analysis import (
+    Analysis,
+    BoolList,
+    BuiltinCall,
+    CellAnalysis,
+    CompiledNotation,
+    EntityCtor,
+    EntityList,
+    EnumList,
+    EnumRef,
+    FieldRef,
+    ForSlots,
+    FuncRef,
+    LocalRef,
+    NaryRef,
+    NotationRef,
+    PropRef,
+    SelectionToEntity,
+    StructCtor,
+    ToNum,
+    UserCall,
+    ValueCall,
+)
 from esochess.gambit.notations import NotationRegexError, compile_notation
 from esochess.gambit.resolver import (
     FuncInfo,
@@ -41,24 +64,6 @@ class Local:
     pos: A.Pos
 
 
-@dataclass
-class Checked:
-    """The result of checking: symbols, diagnostics and the interpreter's side tables."""
-
-    sym: Symbols
-    errors: list[SourceError] = field(default_factory=list)
-    warnings: list[SourceError] = field(default_factory=list)
-    ann: dict[Any, Any] = field(default_factory=dict)
-    conv: dict[int, Any] = field(default_factory=dict)
-    nlocals: dict[int, int] = field(default_factory=dict)
-    calls: dict[str, set[str]] = field(default_factory=dict)
-    uses_value_calls: set[str] = field(default_factory=set)
-    choosers: set[str] = field(default_factory=set)
-    keep: list[Any] = field(default_factory=list)
-    # Cell analysis per (overload set, arity), for run-time dispatch order (§7.4).
-    overload_sets: dict[tuple[str, int], Any] = field(default_factory=dict)
-
-
 class _Stop(Exception):
     """Raised to abandon the rest of an expression after an error."""
 
@@ -80,10 +85,10 @@ class ProgramChecker:
     def __init__(self, program: A.Program) -> None:
         self.program = program
         self.sym = collect(program)
-        self.out = Checked(self.sym)
+        self.out = Analysis(self.sym)
         self.out.errors = self.sym.errors
         self.ret_state: dict[int, str] = {}
-        self.set_cache: dict[tuple[str, int], Any] = {}
+        self.set_cache: dict[tuple[str, int], CellAnalysis | None] = {}
         self.notation_cache: dict[str, list[NotationInfo]] = {}
         # Calls of user functions from static contexts: (position, name, context label).
         self.static_calls: list[tuple[A.Pos, str, str]] = []
@@ -100,7 +105,7 @@ class ProgramChecker:
         )
 
     # ----------------------------------------------------------- driver
-    def run(self) -> Checked:
+    def run(self) -> Analysis:
         """Check everything."""
         self.notations()
         for p in self.sym.props:
@@ -111,7 +116,7 @@ class ProgramChecker:
                 if default is not None:
                     bc = BodyChecker(self, Ctx("default", f"default of '{name}'", name, static=True))
                     bc.coerce(default, bc.ex(default, mtype), mtype)
-                    self.out.nlocals[id(default)] = bc.nslots
+                    self.out.nlocals[default] = bc.nslots
         for name, fs in self.sym.funcs.items():
             for f in fs:
                 self.func_ret(f)
@@ -119,9 +124,11 @@ class ProgramChecker:
         for name, fs in self.sym.funcs.items():
             for arity in {len(f.params) for f in fs}:
                 if sum(len(f.params) == arity for f in fs) > 1:
-                    self.out.overload_sets[(name, arity)] = self.overload_set(name, arity)
+                    cells = self.overload_set(name, arity)
+                    if cells is not None:
+                        self.out.overload_sets[(name, arity)] = cells
         if self.static_calls:
-            static = static_function_names(self.sym, self.out.ann, strict=True)
+            static = static_function_names(self.sym, self.out, strict=True)
             for pos, name, label in self.static_calls:
                 if name not in static:
                     self.err(pos, f"{label} must be static: it calls '{name}', which reads the "
@@ -147,7 +154,7 @@ class ProgramChecker:
         elif d.default is not None:
             t = bc.ex(d.default, p.type)
             bc.coerce(d.default, t, p.type)
-        self.out.nlocals[id(d)] = bc.nslots
+        self.out.nlocals[d] = bc.nslots
 
     # ----------------------------------------------------------- functions
     def func_ret(self, f: FuncInfo) -> T.Type:
@@ -204,7 +211,7 @@ class ProgramChecker:
                 ret = f.declared_ret
             else:
                 ret = t
-        self.out.nlocals[id(d)] = bc.nslots
+        self.out.nlocals[d] = bc.nslots
         return ret
 
     # ----------------------------------------------------------- overload sets
@@ -256,7 +263,7 @@ class ProgramChecker:
                                  (self.sym.note(fa.decl.pos, "first here"),))  # fmt: skip
                         return
                 continue
-            matches = info[1]
+            matches = info.matches
             for a, b in itertools.combinations(range(len(group)), 2):
                 if matches[a] == matches[b]:
                     fa, fb = group[a], group[b]
@@ -264,7 +271,7 @@ class ProgramChecker:
                              f"line {fa.decl.pos[0]}", (self.sym.note(fa.decl.pos, "first here"),))
                     return
 
-    def overload_set(self, name: str, arity: int) -> Any:
+    def overload_set(self, name: str, arity: int) -> CellAnalysis | None:
         """Cells and per-overload match sets for a set's entity positions (§7.5)."""
         key = (name, arity)
         if key in self.set_cache:
@@ -294,7 +301,7 @@ class ProgramChecker:
                 if all(self.param_matches(f, i, cell[k]) for k, i in enumerate(positions)):
                     ok.add(ci)
             matches.append(frozenset(ok))
-        result = (cells, matches, positions, group)
+        result = CellAnalysis(cells, matches, positions, group)
         self.set_cache[key] = result
         return result
 
@@ -438,9 +445,8 @@ class ProgramChecker:
                          f"whole match, then one per group); found {len(d.names)}")  # fmt: skip
                 continue
             info = NotationInfo(t, d.type_name, rx.pattern, [n for n, _ in d.names], d, rx.groups)
-            self.out.keep.append(rx)
             self.sym.notations.append(info)
-            self.out.ann[id(d)] = (info, rx)
+            self.out.notations[d] = CompiledNotation(info, rx)
         for info in self.sym.notations:
             d = info.decl
             ctx = Ctx("notation", f"notation for {info.type_name}", f"notation {info.type_name}")
@@ -455,7 +461,7 @@ class ProgramChecker:
             ctx.declared_ret = T.optional(info.type) if not isinstance(info.type, T.StructT) \
                 else info.type
             bc.body_block(d.body, ctx.declared_ret, "notation", notation=True)
-            self.out.nlocals[id(d)] = bc.nslots
+            self.out.nlocals[d] = bc.nslots
 
 
 class RecursiveInference(Exception):
@@ -613,12 +619,12 @@ def _const_entry(pc: ProgramChecker, e: A.Entry, p: PropInfo, v: Any) -> bool:
     return bool(a <= b) if e.op == "<=" else bool(a >= b)
 
 
-def check(program: A.Program) -> Checked:
+def check(program: A.Program) -> Analysis:
     """Check a parsed program; errors and warnings are in the result."""
     return ProgramChecker(program).run()
 
 
-def static_function_names(sym: Symbols, ann: dict[Any, Any], *, strict: bool) -> set[str]:
+def static_function_names(sym: Symbols, an: Analysis, *, strict: bool) -> set[str]:
     """Function sets whose bodies (transitively) read no state and no traits.
 
     `strict` is the rule for property defaults (§2.6.5): no selectors, no instance lists and
@@ -631,7 +637,7 @@ def static_function_names(sym: Symbols, ann: dict[Any, Any], *, strict: bool) ->
         if not fs[0].pure:
             continue
         found: set[str] = set()
-        if not all(_static_node(f.decl, ann, found, strict) for f in fs):
+        if not all(static_node(f.decl, an, found, strict) for f in fs):
             reads.add(name)
         calls[name] = found
     static = {n for n in calls if n not in reads}
@@ -645,38 +651,36 @@ def static_function_names(sym: Symbols, ann: dict[Any, Any], *, strict: bool) ->
     return static
 
 
-def _static_node(node: Any, ann: dict[Any, Any], called: set[str], strict: bool) -> bool:
+def static_node(node: object, an: Analysis, called: set[str], strict: bool) -> bool:
     """False when `node` may read state or traits (or, if strict, dynamic data at all)."""
     if isinstance(node, (A.Name, A.Member)):
-        info = ann.get(id(node))
-        if isinstance(info, tuple):
-            if info[0] in ("prop", "nary") and info[1].kind != "fixed":
-                return False
-            if strict and info[0] == "entities":
-                return False
+        info = an.resolved.get(node)
+        if isinstance(info, (PropRef, NaryRef)) and info.prop.kind != "fixed":
+            return False
+        if strict and isinstance(info, EntityList):
+            return False
     elif isinstance(node, A.Entry):
-        info = ann.get(id(node))
-        if info is None or info.kind != "fixed":
+        prop = an.entry_props.get(node)
+        if prop is None or prop.kind != "fixed":
             return False
     elif isinstance(node, A.SelectorExpr) and strict:
         return False
     elif isinstance(node, A.NotationLit):
         return False
     elif isinstance(node, A.Call):
-        info = ann.get(id(node))
-        if isinstance(info, tuple):
-            if info[0] == "value":
-                return False
-            if info[0] == "call":
-                called.add(info[1])
+        target = an.calls.get(node)
+        if isinstance(target, ValueCall):
+            return False
+        if isinstance(target, UserCall):
+            called.add(target.name)
     elif isinstance(node, A.PType):
-        if isinstance(ann.get(id(node)), T.SelT):
+        if isinstance(an.pattern_types.get(node), T.SelT):
             return False
     if isinstance(node, (list, tuple)):
-        return all(_static_node(x, ann, called, strict) for x in node)
+        return all(static_node(x, an, called, strict) for x in node)
     if hasattr(node, "__dataclass_fields__"):
         return all(
-            _static_node(getattr(node, f), ann, called, strict)
+            static_node(getattr(node, f), an, called, strict)
             for f in node.__dataclass_fields__
             if f != "pos"
         )
@@ -694,8 +698,7 @@ class BodyChecker:
     def __init__(self, pc: ProgramChecker, ctx: Ctx) -> None:
         self.pc = pc
         self.sym = pc.sym
-        self.ann = pc.out.ann
-        self.conv = pc.out.conv
+        self.an = pc.out
         self.ctx = ctx
         self.scopes: list[dict[str, Local]] = []
         self.nslots = 0
@@ -778,7 +781,7 @@ class BodyChecker:
             ent = e.selector.entity if isinstance(e, A.SelectorExpr) else e.name
             base = T.strip_none(target)
             if ent in {_entity_of(m) for m in T.members(base)}:
-                self.conv[id(e)] = ("coerce", ent, T.contains_none(target), _sel_text(self, e))
+                self.an.conversions[e] = SelectionToEntity(ent, T.contains_none(target), _sel_text(self, e))
                 return
         if t == T.NOVALUE:
             self.err(at, "this call returns no value")
@@ -788,12 +791,12 @@ class BodyChecker:
             return
         if T.is_subtype(t, target):
             if t == T.INT and T.NUM in T.members(target) and T.INT not in T.members(target):
-                self.conv[id(e)] = ("num",)
+                self.an.conversions[e] = ToNum()
             elif isinstance(t, T.ListT) and isinstance(e, A.ListLit):
                 self.widen_list(e, t, target)
             return
         if isinstance(t, T.ListT) and isinstance(target, T.ListT) and isinstance(e, A.ListLit):
-            if all(T.is_subtype(self.pc.out.ann.get(("t", id(x)), T.ERR), target.elem)
+            if all(T.is_subtype((self.an.types.get(x) or T.ERR), target.elem)
                    for x in e.items):  # fmt: skip
                 return
         self.err(at, f"type mismatch: expected {T.show(target)}, found {T.show(t)}")
@@ -802,7 +805,7 @@ class BodyChecker:
         """Record int-to-num conversions of the elements of a list literal."""
         if isinstance(target, T.ListT) and target.elem == T.NUM and t.elem == T.INT:
             for x in e.items:
-                self.conv[id(x)] = ("num",)
+                self.an.conversions[x] = ToNum()
 
     # ------------------------------------------------------------ bodies
     def body_block(self, b: A.Block, declared: T.Type | None, name: str,
@@ -860,7 +863,7 @@ class BodyChecker:
                 self.coerce(s.value, vt, t)
             elif not isinstance(t, T.ErrT) and _zero_missing(self.sym, t):
                 self.err(s.pos, f"variable '{s.name}' of type {T.show(t)} needs an initial value")
-            self.ann[id(s)] = self.declare_local(s.name, t, s.name_pos)
+            self.an.declared[s] = self.declare_local(s.name, t, s.name_pos)
             return False
         if isinstance(s, A.Assign):
             self.assign(s)
@@ -910,8 +913,9 @@ class BodyChecker:
                 self.err(_pos_of(s.iterable), f"cannot iterate over {T.show(it)}")
                 elem = T.ERR
             self.push()
-            self.ann[id(s)] = (self.new_slot(), self.declare_local(s.var, elem, s.var_pos,
-                                                                    readonly=True))  # fmt: skip
+            it_slot = self.new_slot()
+            var_slot = self.declare_local(s.var, elem, s.var_pos, readonly=True)
+            self.an.for_slots[s] = ForSlots(it_slot, var_slot)
             self.loops.append([False])
             self.block(s.body)
             self.loops.pop()
@@ -930,7 +934,7 @@ class BodyChecker:
             self.loops.append([False])
             self.block(s.body)
             broke = self.loops.pop()[0]
-            if not broke and not _loop_exits(s.body, self.ann, self.sym):
+            if not broke and not _loop_exits(s.body, self.an, self.sym):
                 self.pc.warn(s.pos, "this loop never ends")
             return not broke
         if isinstance(s, A.MatchStmt):
@@ -1049,7 +1053,7 @@ class BodyChecker:
                 return (yes, no) if e.op == "==" else (no, yes)
         if isinstance(e, A.Is) and isinstance(e.value, A.Name):
             loc = self.lookup(e.value.name)
-            nt = self.ann.get(("narrow", id(e)))
+            nt = self.an.narrowed.get(e) if isinstance(e, A.Is) else None
             if loc is not None and nt is not None:
                 t = self.local_type(loc)
                 rest = [m for m in T.members(t) if not T.is_subtype(m, nt)]
@@ -1077,7 +1081,7 @@ class BodyChecker:
                 elif t == T.NOVALUE:
                     self.err(_pos_of(s.value), "this call returns no value")
                     t = T.ERR
-                self.ann[id(s)] = ("declare", self.declare_local(tgt.name, t, tgt.pos))
+                self.an.declared[s] = self.declare_local(tgt.name, t, tgt.pos)
                 return
         pt = self.place(tgt)
         if s.op == "=":
@@ -1102,11 +1106,11 @@ class BodyChecker:
             if loc is not None:
                 if loc.readonly:
                     self.err(e.pos, f"cannot assign to loop variable '{e.name}'")
-                self.ann[id(e)] = ("local", loc.slot)
+                self.an.resolved[e] = LocalRef(loc.slot)
                 return loc.type
             p = self.sym.nullary(e.name)
             if p is not None:
-                self.ann[id(e)] = ("prop", p)
+                self.an.resolved[e] = PropRef(p)
                 return self.prop_place(p, e.pos)
             self.err(e.pos, f"'{e.name}' is not defined")
             raise _Stop()
@@ -1152,14 +1156,14 @@ class BodyChecker:
     def place_root_is_state(self, e: A.Expr) -> PropInfo | None:
         """The state property a place is rooted in, if any."""
         while isinstance(e, (A.Member, A.Index)):
-            info = self.ann.get(id(e))
-            if isinstance(e, A.Member) and isinstance(info, tuple) and info[0] in ("prop", "nary"):
-                return info[1]  # type: ignore[no-any-return]
+            info = self.an.resolved.get(e)
+            if isinstance(e, A.Member) and isinstance(info, (PropRef, NaryRef)):
+                return info.prop
             e = e.obj
         if isinstance(e, A.Name):
-            info = self.ann.get(id(e))
-            if isinstance(info, tuple) and info[0] == "prop":
-                return info[1]  # type: ignore[no-any-return]
+            info = self.an.resolved.get(e)
+            if isinstance(info, PropRef):
+                return info.prop
         return None
 
     # ------------------------------------------------------------ expressions
@@ -1171,7 +1175,7 @@ class BodyChecker:
         except _Stop:
             # The error is reported; the expression's type is unknown from here on.
             t = T.ERR
-        self.ann[("t", id(e))] = t
+        self.an.types[e] = t
         return t
 
     def _ex(self, e: A.Expr, expected: T.Type | None, statement: bool) -> T.Type:
@@ -1217,7 +1221,7 @@ class BodyChecker:
                 elem = T.ERR
             self.push()
             slot = self.declare_local(e.var, elem, e.var_pos, readonly=True)
-            self.ann[id(e)] = slot
+            self.an.binders[e] = slot
             self.pure_stack.append("filter")
             try:
                 bt = self.ex(e.body, T.BOOL if e.kind == "filter" else None)
@@ -1245,7 +1249,7 @@ class BodyChecker:
             vt = self.ex(e.value, None)
             nt = self.pattern(e.pattern, vt)
             if nt is not None:
-                self.ann[("narrow", id(e))] = nt
+                self.an.narrowed[e] = nt
             return T.BOOL
         if isinstance(e, A.SelectorExpr):
             self.selector(e.selector, pattern=False)
@@ -1338,7 +1342,7 @@ class BodyChecker:
                 xt = T.ERR
             if exp_elem is not None and T.is_subtype(xt, exp_elem):
                 if xt == T.INT and exp_elem == T.NUM:
-                    self.conv[id(x)] = ("num",)
+                    self.an.conversions[x] = ToNum()
                 xt = exp_elem
             elem = xt if elem is None else T.join(elem, xt)
         assert elem is not None
@@ -1348,33 +1352,33 @@ class BodyChecker:
         """Resolve and type a bare name (§2.9)."""
         loc = self.lookup(e.name)
         if loc is not None:
-            self.ann[id(e)] = ("local", loc.slot)
+            self.an.resolved[e] = LocalRef(loc.slot)
             return self.local_type(loc)
         p = self.sym.nullary(e.name)
         if p is not None:
             self.static_read(p, e.pos)
-            self.ann[id(e)] = ("prop", p)
+            self.an.resolved[e] = PropRef(p)
             return p.type
         if e.name in self.sym.funcs:
             fs = self.sym.funcs[e.name]
             # A function value is a constant name: allowed in static defaults.
-            self.ann[id(e)] = ("func", e.name)
+            self.an.resolved[e] = FuncRef(e.name)
             return T.FUNCTION if fs[0].pure else T.PROCEDURE
         if e.name in self.sym.members:
             v = self.enum_member(e.name, expected, e.pos)
-            self.ann[id(e)] = ("enum", v)
+            self.an.resolved[e] = EnumRef(v)
             return T.EnumT(v.enum)
         if e.name in self.sym.entities:
             if self.ctx.static:
                 self.err(e.pos, f"{self.label()} must be static: it uses the instance list "
                          f"'{e.name}'")  # fmt: skip
-            self.ann[id(e)] = ("entities", e.name)
+            self.an.resolved[e] = EntityList(e.name)
             return T.ListT(T.EntityT(e.name))
         if e.name in self.sym.enums:
-            self.ann[id(e)] = ("enumlist", e.name)
+            self.an.resolved[e] = EnumList(e.name)
             return T.ListT(T.EnumT(e.name))
         if e.name in ("bool", "Boolean"):
-            self.ann[id(e)] = ("boollist",)
+            self.an.resolved[e] = BoolList()
             return T.ListT(T.BOOL)
         if self.sym.is_type(e.name):
             self.err(e.pos, f"the type '{e.name}' cannot be used as a value")
@@ -1423,7 +1427,7 @@ class BodyChecker:
             if v is None:
                 self.err(e.pos, f"'{e.name}' is not a member of {info.name}")
                 raise _Stop()
-            self.ann[id(e)] = ("enum", v)
+            self.an.resolved[e] = EnumRef(v)
             return T.EnumT(info.name)
         if isinstance(e.obj, A.TupleExpr):
             ts = [self.ex(x, None) for x in e.obj.items]
@@ -1462,7 +1466,7 @@ class BodyChecker:
             self.err(e.pos, f"{t.name} has no property '{e.name}'")
             raise _Stop()
         self.static_read(p, e.pos)
-        self.ann[id(e)] = ("prop", p)
+        self.an.resolved[e] = PropRef(p)
         return p
 
     def nary_prop(self, e: A.Member, ts: list[T.Type]) -> PropInfo:
@@ -1481,14 +1485,14 @@ class BodyChecker:
             self.err(e.pos, f"({', '.join(names)}) has no property '{e.name}'")
             raise _Stop()
         self.static_read(p, e.pos)
-        self.ann[id(e)] = ("nary", p)
+        self.an.resolved[e] = NaryRef(p)
         return p
 
     def struct_member(self, e: A.Member, t: T.StructT) -> T.Type:
         """The type of a struct member."""
         for name, mt, _, _ in self.sym.structs[t.name].members:
             if name == e.name:
-                self.ann[id(e)] = ("field", name)
+                self.an.resolved[e] = FieldRef(name)
                 return mt
         self.err(e.pos, f"{t.name} has no member '{e.name}'")
         raise _Stop()
@@ -1520,7 +1524,7 @@ class BodyChecker:
             self.err(e.pos, f"ambiguous notation '{e.text}': it matches {desc}; give it a type, "
                      f"e.g. {pick[0].type_name} c = '{e.text}'")  # fmt: skip
             raise _Stop()
-        self.ann[id(e)] = ("notation", pick[0])
+        self.an.resolved[e] = NotationRef(pick[0])
         return pick[0].type
 
     # ------------------------------------------------------------ operators
@@ -1664,7 +1668,7 @@ class BodyChecker:
             return None
         if isinstance(p, A.PType):
             t = resolve_type(self.sym, p.type, allow_selector=True)
-            self.ann[id(p)] = t
+            self.an.pattern_types[p] = t
             if isinstance(p.type, A.TSel):
                 self.selector(p.type.selector, pattern=True)
             if not T.overlap(subject, t):
@@ -1696,7 +1700,7 @@ class BodyChecker:
                 else:
                     self.err(en.pos, f"{s.entity} has no property '{en.prop}'")
                 continue
-            self.ann[id(en)] = p
+            self.an.entry_props[en] = p
             if param and p.kind != "fixed":
                 self.err(en.pos, f"selector parameters must be static; '{en.prop}' is a "
                          f"{p.kind} property")  # fmt: skip
@@ -1791,7 +1795,7 @@ class BodyChecker:
         if ft == T.PROCEDURE:
             self.impure(e.pos, "call a Procedure value")
             self.pc.out.uses_value_calls.add(self.ctx.name)
-        self.ann[id(e)] = ("value",)
+        self.an.calls[e] = ValueCall()
         self.args_untyped(e)
         return T.ANY
 
@@ -1821,7 +1825,7 @@ class BodyChecker:
         if msg is not None:
             self.err(e.pos, msg)
             raise _Stop()
-        self.ann[id(e)] = ("builtin", name)
+        self.an.calls[e] = BuiltinCall(name)
         return rt
 
     def place_arg(self, x: A.Expr, name: str) -> T.Type:
@@ -1840,7 +1844,7 @@ class BodyChecker:
         if isinstance(x, A.Name):
             loc = self.lookup(x.name)
             if loc is not None:
-                self.ann[id(x)] = ("local", loc.slot)
+                self.an.resolved[x] = LocalRef(loc.slot)
                 if loc.readonly:
                     self.err(x.pos, f"cannot modify loop variable '{x.name}'")
                 return loc.type
@@ -1879,7 +1883,7 @@ class BodyChecker:
             for mname, mt, default, _ in self.sym.structs[name].members:
                 if mname not in seen and default is None and _zero_missing(self.sym, mt):
                     self.err(e.pos, f"missing value for member '{mname}' of {name}")
-            self.ann[id(e)] = ("struct", name)
+            self.an.calls[e] = StructCtor(name)
             return T.StructT(name)
         self.impure(e.pos, "create entities")
         if self.ctx.static:
@@ -1902,7 +1906,7 @@ class BodyChecker:
             if p.params == (name,) and p.kind == "fixed" and p.decl.default is None:
                 if p.name not in seen:
                     self.err(e.pos, f"missing value for fixed property '{p.name}'")
-        self.ann[id(e)] = ("entity", name)
+        self.an.calls[e] = EntityCtor(name)
         return T.EntityT(name)
 
     def overload_call(self, e: A.Call, name: str) -> T.Type:
@@ -1926,7 +1930,7 @@ class BodyChecker:
             self.err(e.pos, f"{self.label()} must be static: it calls procedure '{name}'")
         elif self.ctx.static:
             self.pc.static_calls.append((e.pos, name, self.label()))
-        self.pc.out.calls.setdefault(self.ctx.name, set()).add(name)
+        self.pc.out.call_graph.setdefault(self.ctx.name, set()).add(name)
         arg_types: list[T.Type] = []
         for i, a in enumerate(e.args):
             exp = T.union([_param_expect(f.params[i]) for f in group])
@@ -1948,7 +1952,7 @@ class BodyChecker:
                 self.coerce(a.value, t, target)
             else:
                 self.coerce(a.value, t, group[0].params[i])
-        self.ann[id(e)] = ("call", name)
+        self.an.calls[e] = UserCall(name)
         self.cell_check(e, name, group)
         try:
             rt = self.pc.set_ret(name, fs)
@@ -1999,7 +2003,7 @@ class BodyChecker:
         if info is None:
             # No entity positions: overloads of one arity are identical (§7.1 rule 3).
             return
-        cells, matches, positions, members = info
+        cells, matches, positions, members = info.cells, info.matches, info.positions, info.group
         if members != group:
             return
         # Per-position cell lists, from the product structure.
@@ -2013,7 +2017,7 @@ class BodyChecker:
         allowed: list[set[int]] = []
         for k, i in enumerate(positions):
             a = e.args[i].value
-            t = self.ann.get(("t", id(a)), T.ERR)
+            t = self.an.types.get(a) or T.ERR
             ent = _entity_of(group[0].params[i]) or ""
             allowed.append(set(self.static_arg_cells(a, t, ent, axes[k])))
         for ci, cell in enumerate(cells):
@@ -2159,7 +2163,7 @@ def _stmt_pos(s: Any) -> A.Pos:
     return pos
 
 
-def _loop_exits(b: A.Block, ann: dict[Any, Any], sym: Symbols) -> bool:
+def _loop_exits(b: A.Block, an: Analysis, sym: Symbols) -> bool:
     """True when a loop body may leave the loop: break, return, a game end, or a call of
     a procedure (which might end the game; functions and built-ins cannot)."""
     found = False
@@ -2175,9 +2179,9 @@ def _loop_exits(b: A.Block, ann: dict[Any, Any], sym: Symbols) -> bool:
         elif isinstance(node, (A.Return, A.EndStmt)):
             found = True
         elif isinstance(node, A.Call):
-            info = ann.get(id(node))
-            if not isinstance(info, tuple) or info[0] == "value" or (
-                info[0] == "call" and not sym.funcs[info[1]][0].pure
+            target = an.calls.get(node)
+            if target is None or isinstance(target, ValueCall) or (
+                isinstance(target, UserCall) and not sym.funcs[target.name][0].pure
             ):
                 found = True
         if isinstance(node, (list, tuple)):

@@ -12,13 +12,33 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from esochess.fen import SourceError
 from esochess.gambit import ast as A
 from esochess.gambit import builtins as B
 from esochess.gambit import types as T
-from esochess.gambit.checker import Checked, check, static_function_names
+from esochess.gambit.analysis import (
+    Analysis,
+    BoolList,
+    BuiltinCall,
+    CellAnalysis,
+    EntityCtor,
+    EntityList,
+    EnumList,
+    EnumRef,
+    FieldRef,
+    FuncRef,
+    LocalRef,
+    NaryRef,
+    NotationRef,
+    PropRef,
+    StructCtor,
+    ToNum,
+    UserCall,
+    ValueCall,
+)
+from esochess.gambit.checker import check, static_function_names, static_node
 from esochess.gambit.machine import (
     CALL_DEPTH_LIMIT,
     OP_CALL,
@@ -161,12 +181,11 @@ def _finite(x: Any, pos: A.Pos) -> Any:
 class Compiler:
     """Builds the run-time `Program` from a checked AST."""
 
-    def __init__(self, tree: A.Program, checked: Checked) -> None:
+    def __init__(self, tree: A.Program, checked: Analysis) -> None:
         self.tree = tree
         self.ck = checked
         self.sym: Symbols = checked.sym
-        self.ann = checked.ann
-        self.conv = checked.conv
+        self.an = checked
         self.props: list[Prop] = []
         self.codes: dict[int, Code] = {}
         self.override: dict[int, Ev] = {}
@@ -187,10 +206,10 @@ class Compiler:
         for fs in self.sym.funcs.values():
             for f in fs:
                 kind = "fn" if f.pure else "proc"
-                self.codes[id(f.decl)] = Code(f.name, kind, self.ck.nlocals.get(id(f.decl), 0))
+                self.codes[id(f.decl)] = Code(f.name, kind, self.ck.nlocals.get(f.decl) or 0)
         for n in self.sym.notations:
             self.notation_codes[id(n.decl)] = Code(
-                f"notation {n.type_name}", "notation", self.ck.nlocals.get(id(n.decl), 0)
+                f"notation {n.type_name}", "notation", self.ck.nlocals.get(n.decl) or 0
             )
         overloads = {name: self.overload_set(name, fs) for name, fs in self.sym.funcs.items()}
         self.overloads = overloads
@@ -225,11 +244,9 @@ class Compiler:
 
     def static_trait(self, info: PropInfo, static_fns: set[str]) -> bool:
         """True when a trait's body reads only fixed data and calls static functions."""
-        from esochess.gambit.checker import _static_node
-
         called: set[str] = set()
         body = info.decl.body if info.decl.body is not None else info.decl.default
-        return _static_node(body, self.ann, called, False) and called <= static_fns
+        return static_node(body, self.an, called, False) and called <= static_fns
 
     def committers(self) -> set[str]:
         """Procedures whose bodies contain a `commit` statement."""
@@ -241,7 +258,7 @@ class Compiler:
 
     def static_functions(self) -> set[str]:
         """Function sets that read only fixed data and instance lists (memoisable)."""
-        return static_function_names(self.sym, self.ann, strict=False)
+        return static_function_names(self.sym, self.an, strict=False)
 
     def pausing_procs(self) -> set[str]:
         """Procedures that may reach a `choose` or a `commit` (directly, by call, or via
@@ -250,7 +267,7 @@ class Compiler:
         changed = True
         while changed:
             changed = False
-            for caller, callees in self.ck.calls.items():
+            for caller, callees in self.ck.call_graph.items():
                 if caller not in out and callees & out:
                     out.add(caller)
                     changed = True
@@ -292,7 +309,7 @@ class Compiler:
 
     def default_expr(self, e: A.Expr, t: T.Type) -> Ev:
         """A closure for a default expression, with its own locals."""
-        n = self.ck.nlocals.get(id(e), 0)
+        n = self.ck.nlocals.get(e) or 0
         f = self.expr(e)
 
         def run(m: Machine, L: list[Any]) -> Any:
@@ -305,7 +322,8 @@ class Compiler:
         d = info.decl
         if info.pid == 0 and info.name == "number":
             return
-        nl = self.ck.nlocals.get(id(d), len(info.params))
+        nl = self.ck.nlocals.get(d)
+        nl = len(info.params) if nl is None else nl
         if info.kind == "trait":
             code = Code(info.name, "trait", nl)
             code.where = f"trait {info.name}"
@@ -328,7 +346,7 @@ class Compiler:
     def overload_set(self, name: str, fs: list[FuncInfo]) -> list[Overload]:
         """The run-time overloads of a set, most specific first."""
         out = []
-        cache: dict[int, Any] = {}
+        cache: dict[int, CellAnalysis | None] = {}
         for f in fs:
             tests = []
             mixed = _mixed_entity_positions(f, fs)
@@ -349,11 +367,9 @@ class Compiler:
             rank = 0
             cells = None
             info = cache[arity]
-            if info is not None:
-                _, matches, _, group = info
-                if f in group:
-                    cells = matches[group.index(f)]
-                    rank = len(cells)
+            if info is not None and f in info.group:
+                cells = info.matches[info.group.index(f)]
+                rank = len(cells)
             type_tests = [
                 type_test(T.EntityT(t.entity) if isinstance(t, T.SelT) else t)
                 if not isinstance(t, T.UnionT) or not any(isinstance(m, T.SelT) for m in t.members)
@@ -366,7 +382,7 @@ class Compiler:
         out.sort(key=lambda o: (o.rank, o.info.index))
         return out
 
-    def ck_set(self, name: str, arity: int) -> Any:
+    def ck_set(self, name: str, arity: int) -> CellAnalysis | None:
         """The checker's cell analysis of one overload set (None without entity positions)."""
         return self.ck.overload_sets.get((name, arity))
 
@@ -463,13 +479,11 @@ class Compiler:
                 self.emit(OP_EXEC, c)
             return
         if isinstance(s, A.DeclStmt):
-            slot = self.ann[id(s)]
+            slot = self.an.declared[s]
             if s.value is not None:
                 self.emit(OP_SET, slot, self.ev(s.value))
             else:
-                t = self.ck.ann.get(("decltype", id(s)))
                 self.emit(OP_SET, slot, self.zero_of_decl(s))
-                _ = t
             return
         if isinstance(s, A.Assign):
             self.assign(s)
@@ -523,7 +537,8 @@ class Compiler:
                 self.patch(j, self.here())
             return
         if isinstance(s, A.For):
-            it_slot, var_slot = self.ann[id(s)]
+            slots = self.an.for_slots[s]
+            it_slot, var_slot = slots.iterator, slots.variable
             src = self.ev(s.iterable)
             self.emit(OP_ITER, lambda m, L: _iterable(src(m, L)), it_slot)
             top = self.here()
@@ -616,15 +631,15 @@ class Compiler:
 
     def assign(self, s: A.Assign) -> None:
         """Compile an assignment."""
-        info = self.ann.get(id(s))
-        if isinstance(info, tuple) and info[0] == "declare":
-            self.emit(OP_SET, info[1], self.ev(s.value))
+        declared = self.an.declared.get(s)
+        if declared is not None:
+            self.emit(OP_SET, declared, self.ev(s.value))
             return
         tgt = s.target
         if isinstance(tgt, A.Name) and s.op == "=":
-            tinfo = self.ann.get(id(tgt))
-            if isinstance(tinfo, tuple) and tinfo[0] == "local":
-                self.emit(OP_SET, tinfo[1], self.ev(s.value))
+            tinfo = self.an.resolved.get(tgt)
+            if isinstance(tinfo, LocalRef):
+                self.emit(OP_SET, tinfo.slot, self.ev(s.value))
                 return
         value = self.ev(s.value)
         get, put = self.place(tgt)
@@ -641,17 +656,17 @@ class Compiler:
     # ------------------------------------------------------------ places
     def place(self, e: A.Expr) -> tuple[Ev, Callable[[Machine, list[Any], Any], None]]:
         """Getter and setter closures for an assignable place."""
-        info = self.ann.get(id(e))
+        info = self.an.resolved.get(e)
         if isinstance(e, A.Name):
-            assert isinstance(info, tuple)
-            if info[0] == "local":
-                slot = info[1]
+            if isinstance(info, LocalRef):
+                slot = info.slot
 
                 def lset(m: Machine, L: list[Any], v: Any) -> None:
                     L[slot] = v
 
                 return (lambda m, L: L[slot]), lset
-            prop = self.props[info[1].pid]
+            assert isinstance(info, PropRef), info
+            prop = self.props[info.prop.pid]
             pos = e.pos
 
             def nget(m: Machine, L: list[Any]) -> Any:
@@ -662,10 +677,9 @@ class Compiler:
 
             return nget, nset
         if isinstance(e, A.Member):
-            assert isinstance(info, tuple)
             pos = e.pos
-            if info[0] in ("prop", "nary"):
-                prop = self.props[info[1].pid]
+            if isinstance(info, (PropRef, NaryRef)):
+                prop = self.props[info.prop.pid]
                 if isinstance(e.obj, A.TupleExpr):
                     parts = [self.expr(x) for x in e.obj.items]
 
@@ -720,10 +734,7 @@ class Compiler:
         if isinstance(e, A.Choose):
             return True
         if isinstance(e, A.Call):
-            info = self.ann.get(id(e))
-            if isinstance(info, tuple) and (
-                (info[0] == "call" and info[1] in self.pausing) or info[0] == "value"
-            ):
+            if self.pausing_call(e):
                 return True
         if isinstance(e, (A.FilterMap,)):
             return self.pauses(e.source)
@@ -732,6 +743,13 @@ class Compiler:
                 return True
         return False
 
+    def pausing_call(self, e: A.Call) -> bool:
+        """True for a call through a value or of a procedure that may pause."""
+        target = self.an.calls.get(e)
+        return isinstance(target, ValueCall) or (
+            isinstance(target, UserCall) and target.name in self.pausing
+        )
+
     def is_pausing_node(self, e: A.Expr) -> bool:
         """True when `e` itself (not a sub-expression) is a pausing instruction."""
         if not self.in_proc:
@@ -739,10 +757,7 @@ class Compiler:
         if isinstance(e, A.Choose):
             return True
         if isinstance(e, A.Call):
-            info = self.ann.get(id(e))
-            return isinstance(info, tuple) and (
-                (info[0] == "call" and info[1] in self.pausing) or info[0] == "value"
-            )
+            return self.pausing_call(e)
         return False
 
     def lower(self, e: A.Expr) -> Ev:
@@ -769,10 +784,7 @@ class Compiler:
             self.emit(OP_CHOOSE, spec, tmp, e.pos, e.secret)
             return self.wrap_conv(e, _reader(tmp))
         if isinstance(e, A.Call):
-            info = self.ann.get(id(e))
-            if isinstance(info, tuple) and (
-                (info[0] == "call" and info[1] in self.pausing) or info[0] == "value"
-            ):
+            if self.pausing_call(e):
                 tmp = self.new_temp()
                 self.emit(OP_CALL, self.call_resolver(e), tmp, e.pos)
                 return self.wrap_conv(e, _reader(tmp))
@@ -862,17 +874,17 @@ class Compiler:
     # ------------------------------------------------------------ expressions
     def wrap_conv(self, e: Any, f: Ev) -> Ev:
         """Apply the checker's implicit conversion of an expression, if any."""
-        c = self.conv.get(id(e))
+        c = self.an.conversions.get(e)
         if c is None:
             return f
-        if c[0] == "num":
+        if isinstance(c, ToNum):
 
             def num(m: Machine, L: list[Any]) -> Any:
                 v = f(m, L)
                 return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
             return num
-        _, ent, optional, text = c
+        ent, optional, text = c.entity, c.optional, c.text
         pos = first_pos(e)
 
         def coerce(m: Machine, L: list[Any]) -> Any:
@@ -917,7 +929,7 @@ class Compiler:
         if isinstance(e, A.FilterMap):
             src = self.expr(e.source)
             body = self.expr(e.body)
-            slot = self.ann[id(e)]
+            slot = self.an.binders[e]
             if e.kind == "filter":
 
                 def filt(m: Machine, L: list[Any]) -> Any:
@@ -984,44 +996,45 @@ class Compiler:
 
     def name(self, e: A.Name) -> Ev:
         """Compile a bare name."""
-        info = self.ann[id(e)]
-        kind = info[0]
-        if kind == "local":
-            slot = info[1]
-            return lambda m, L: L[slot]
-        if kind == "prop":
-            prop = self.props[info[1].pid]
-            pos = e.pos
-            return lambda m, L: m.read_prop(prop, (), pos)
-        if kind == "func":
-            fv = FuncVal(info[1])
-            return lambda m, L: fv
-        if kind == "enum":
-            v = info[1]
-            return lambda m, L: v
-        if kind == "entities":
-            name = info[1]
-            return lambda m, L: m.instances[name]
-        if kind == "enumlist":
-            vals = tuple(self.sym.enums[info[1]].values.values())
-            return lambda m, L: vals
-        if kind == "boollist":
-            return lambda m, L: (False, True)
-        raise AssertionError(kind)
+        info = self.an.resolved[e]
+        match info:
+            case LocalRef(slot):
+                return lambda m, L: L[slot]
+            case PropRef(p):
+                prop = self.props[p.pid]
+                pos = e.pos
+                return lambda m, L: m.read_prop(prop, (), pos)
+            case FuncRef(fname):
+                fv = FuncVal(fname)
+                return lambda m, L: fv
+            case EnumRef(v):
+                return lambda m, L: v
+            case EntityList(name):
+                return lambda m, L: m.instances[name]
+            case EnumList(enum):
+                vals = tuple(self.sym.enums[enum].values.values())
+                return lambda m, L: vals
+            case BoolList():
+                return lambda m, L: (False, True)
+            case NaryRef() | FieldRef() | NotationRef():
+                raise AssertionError(f"a name resolved to {info}")
+            case _:
+                assert_never(info)
 
     def member(self, e: A.Member) -> Ev:
         """Compile `x.name`."""
-        info = self.ann[id(e)]
+        info = self.an.resolved[e]
         pos = e.pos
-        if info[0] == "enum":
-            v = info[1]
+        if isinstance(info, EnumRef):
+            v = info.value
             return lambda m, L: v
-        if info[0] == "field":
+        if isinstance(info, FieldRef):
             obj = self.expr(e.obj)
-            name = info[1]
+            name = info.name
             return lambda m, L: obj(m, L).get(name)
-        prop = self.props[info[1].pid]
-        if info[0] == "nary":
+        assert isinstance(info, (PropRef, NaryRef)), info
+        prop = self.props[info.prop.pid]
+        if isinstance(info, NaryRef):
             assert isinstance(e.obj, A.TupleExpr)
             parts = [self.expr(x) for x in e.obj.items]
             return lambda m, L: m.read_prop(prop, tuple(p(m, L) for p in parts), pos)
@@ -1057,17 +1070,16 @@ class Compiler:
     # ------------------------------------------------------------ calls
     def call(self, e: A.Call) -> Ev:
         """Compile a call that cannot pause."""
-        info = self.ann[id(e)]
-        kind = info[0]
+        info = self.an.calls[e]
         pos = e.pos
-        if kind == "builtin":
-            return self.builtin(e, info[1])
-        if kind == "struct":
-            return self.struct_ctor(e, info[1])
-        if kind == "entity":
-            return self.entity_ctor(e, info[1])
-        if kind == "call":
-            group = [o for o in self.overloads[info[1]] if len(o.info.params) == len(e.args)]
+        if isinstance(info, BuiltinCall):
+            return self.builtin(e, info.name)
+        if isinstance(info, StructCtor):
+            return self.struct_ctor(e, info.name)
+        if isinstance(info, EntityCtor):
+            return self.entity_ctor(e, info.name)
+        if isinstance(info, UserCall):
+            group = [o for o in self.overloads[info.name] if len(o.info.params) == len(e.args)]
             if len(group) == 1 and not group[0].tests:
                 # One overload, nothing to dispatch on: call it directly.
                 code = group[0].code
@@ -1076,7 +1088,7 @@ class Compiler:
             if len(group) == 1:
                 # One overload whose entity parameters are tested (e.g. not none): run
                 # the tests here and leave only their failure (an error) to _dispatch.
-                name = info[1]
+                name = info.name
                 code = group[0].code
                 tests = group[0].tests
                 args = [self.expr(a.value) for a in e.args]
@@ -1099,10 +1111,10 @@ class Compiler:
 
     def call_resolver(self, e: A.Call) -> Callable[[Machine, list[Any]], tuple[Code, list[Any]]]:
         """A closure choosing the callee and evaluating the arguments."""
-        info = self.ann[id(e)]
+        info = self.an.calls[e]
         pos = e.pos
         args = [self.expr(a.value) for a in e.args]
-        if info[0] == "value":
+        if isinstance(info, ValueCall):
             fn = self.expr(e.func) if not isinstance(e.func, A.Name) else self.name(e.func)
             overloads = self.overloads
 
@@ -1113,7 +1125,8 @@ class Compiler:
                 return _dispatch(m, fv.name, group, vals, pos, strict=True), vals
 
             return resolve_value
-        name = info[1]
+        assert isinstance(info, UserCall), info
+        name = info.name
         group = [o for o in self.overloads[name] if len(o.info.params) == len(args)]
         if len(group) == 1 and not group[0].tests:
             code = group[0].code
@@ -1211,15 +1224,13 @@ class Compiler:
         if isinstance(e, A.Choose):
             return False
         if isinstance(e, A.Call):
-            info = self.ann.get(id(e))
-            if not isinstance(info, tuple):
-                return False
-            if info[0] in ("value", "entity"):
-                return False
-            if info[0] == "builtin" and (info[1] in B.EFFECT or info[1] in B.PLACE):
-                return False
-            if info[0] == "call" and not self.sym.funcs[info[1]][0].pure:
-                return False
+            match self.an.calls.get(e):
+                case None | ValueCall() | EntityCtor():
+                    return False
+                case BuiltinCall(name) if name in B.EFFECT or name in B.PLACE:
+                    return False
+                case UserCall(name) if not self.sym.funcs[name][0].pure:
+                    return False
         return all(self.effect_free(c) for c in _children(e))
 
     def struct_ctor(self, e: A.Call, name: str) -> Ev:
@@ -1283,7 +1294,9 @@ class Compiler:
         """Compile a notation literal: run its body each time (§9.7)."""
         import re
 
-        info = self.ann[id(e)][1]
+        ref = self.an.resolved[e]
+        assert isinstance(ref, NotationRef), ref
+        info = ref.info
         code = self.notation_codes[id(info.decl)]
         rx = re.compile(info.regex)
         mt = rx.fullmatch(e.text)
@@ -1455,17 +1468,17 @@ class Compiler:
 
             return [self.expr(p.lo), self.expr(p.hi)], in_range
         if isinstance(p, A.PType):
-            t = self.ann[id(p)]
+            ptype = self.an.pattern_types[p]
             if isinstance(p.type, A.TSel) or (
                 isinstance(p.type, A.TSuffix) and isinstance(_selector_of(p.type), A.Selector)
             ):
                 sel = _selector_of(p.type)
                 assert sel is not None
-                tester = self.sel_tester(sel, T.contains_none(t))
+                tester = self.sel_tester(sel, T.contains_none(ptype))
                 return [], lambda m, v, vals: (
                     isinstance(v, Inst) and v.type_name == sel.entity and tester(m, v)
-                ) or (v is None and T.contains_none(t))
-            check = type_test(t)
+                ) or (v is None and T.contains_none(ptype))
+            check = type_test(ptype)
             return [], lambda m, v, vals: check(v)
         k = base
         return [self.expr(p.value)], lambda m, v, vals: is_superset(v, vals[k]) if v is not None \
@@ -1479,8 +1492,7 @@ class Compiler:
         leaves: list[Ev] = []
         tests: list[Callable[[Machine, Any, Sequence[Any]], bool]] = []
         for en in sel.entries:
-            info = self.ann[id(en)]
-            prop = self.props[info.pid]
+            prop = self.props[self.an.entry_props[en].pid]
             pos = en.pos
 
             def read(m: Machine, inst: Any, prop: Prop = prop, pos: A.Pos = pos) -> Any:
@@ -1530,7 +1542,7 @@ class Compiler:
         leaves, fixed_test = self.selector_entries(sel, only=True)
         _, dynamic_test = self.selector_entries(sel, only=False)
         ent = sel.entity
-        kinds = [self.props[self.ann[id(en)].pid].kind == "fixed" for en in sel.entries]
+        kinds = [self.props[self.an.entry_props[en].pid].kind == "fixed" for en in sel.entries]
         has_fixed, has_dynamic = any(kinds), not all(kinds)
         fixed_leaves = self.fixed_leaf_indices(sel)
         key_id = id(sel)
@@ -1563,7 +1575,7 @@ class Compiler:
                 n = 0
             else:
                 n = 1
-            if self.props[self.ann[id(en)].pid].kind == "fixed":
+            if self.props[self.an.entry_props[en].pid].kind == "fixed":
                 out.extend(range(count, count + n))
             count += n
         return out
