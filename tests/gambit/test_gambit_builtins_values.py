@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from esochess.gambit import builtins as B
@@ -100,3 +102,35 @@ def test_builtin_errors(name: str, args: list[object], phrase: str) -> None:
     with pytest.raises(B.BuiltinError) as exc:
         B.PURE_IMPL[name](*args)
     assert phrase in str(exc.value)
+
+
+@pytest.mark.parametrize("name", sorted(B.BUILTINS))
+def test_every_builtin_is_complete(name: str) -> None:
+    # One table entry is the whole built-in: name, arity, signature, effects, summary and an
+    # implementation of the shape its effects need. The checker and the compiler read
+    # nothing else, so an entry missing a part fails here rather than in a user's program.
+    b = B.BUILTINS[name]
+    assert b.name == name and name.isidentifier()
+    lo, hi = b.arity
+    assert 0 <= lo <= hi
+    assert b.summary, f"{name}: no summary"
+    assert isinstance(b.impl, (B.Plain, B.Hosted, B.InPlace))
+    assert callable(b.impl.fn)
+    assert isinstance(b.impl, B.InPlace) == (B.Effect.MODIFIES in b.effects)
+    if B.Effect.CHANCE in b.effects or B.Effect.PRINTS in b.effects:
+        assert not isinstance(b.impl, B.Plain), f"{name}: effects need the host"
+    if b.element_arg:
+        assert hi >= 2
+    # The signature answers for every allowed argument count, with a type and no crash.
+    for n in range(lo, min(hi, 3) + 1):
+        t, _ = B.result_type(name, [T.ERR] * n)
+        assert t is not None
+    if lo > 0:
+        _, msg = B.result_type(name, [])
+        assert msg is not None and "takes" in msg
+
+
+def test_builtins_are_registered_once_and_documented() -> None:
+    reference = (Path(__file__).resolve().parents[2] / "docs" / "gambit.md").read_text("utf-8")
+    missing = [n for n in B.BUILTINS if f"`{n}" not in reference]
+    assert not missing, f"built-ins missing from docs/gambit.md: {missing}"

@@ -1,42 +1,142 @@
-"""The built-in library (§12): static signatures for the checker, implementations for
-the interpreter. Place built-ins return (new list, result) so lists stay immutable."""
+"""The built-in library (§12): one `Builtin` record per built-in, registered once in
+`BUILTINS` and read by both the checker (signature, effects) and the compiler
+(implementation). Place built-ins return (new list, result) so lists stay immutable.
+
+Adding a built-in is one `_register(Builtin(...))` entry plus its test; the test
+`test_every_builtin_is_complete` fails when a record lacks a part.
+"""
 
 from __future__ import annotations
 
+import enum
 import math
+import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from esochess.gambit import types as T
-from esochess.gambit.values import EnumVal, display, multi_members, values_equal
+from esochess.gambit.values import EnumVal, Inst, display, multi_members, values_equal
 
 if TYPE_CHECKING:
-    from esochess.gambit.machine import Machine
-
-PURE = {
-    "len", "str", "as_integer", "as_number", "abs", "min", "max", "sum", "floor", "ceil",
-    "round", "div", "ord", "first", "last", "reverse", "sort", "slice", "index_of", "count",
-    "all", "some", "join", "split", "chars", "upper", "lower", "next_player",
-}  # fmt: skip
-PLACE = {"insert", "remove", "pop", "clear", "shuffle"}
-EFFECT = {"print", "shuffle", "roll", "random"}
-CHANCE = {"shuffle", "roll", "random"}
-NAMES = PURE | PLACE | EFFECT
-
-ARITY: dict[str, tuple[int, int]] = {
-    "print": (0, 10**9), "len": (1, 1), "str": (1, 1), "as_integer": (1, 1),
-    "as_number": (1, 1), "abs": (1, 1), "min": (1, 2), "max": (1, 2), "sum": (1, 1),
-    "floor": (1, 1), "ceil": (1, 1), "round": (1, 1), "div": (2, 2), "ord": (1, 1),
-    "first": (1, 1), "last": (1, 1), "reverse": (1, 1), "sort": (1, 1), "slice": (3, 3),
-    "index_of": (2, 2), "count": (2, 2), "all": (1, 1), "some": (1, 1), "join": (2, 2),
-    "split": (2, 2), "chars": (1, 1), "upper": (1, 1), "lower": (1, 1),
-    "next_player": (1, 1), "insert": (2, 3), "remove": (2, 2), "pop": (1, 2),
-    "clear": (1, 1), "shuffle": (1, 1), "roll": (1, 1), "random": (1, 1),
-}  # fmt: skip
+    from esochess.gambit.analysis import Value
 
 
 class BuiltinError(Exception):
     """A run-time error inside a built-in (the caller adds the position)."""
+
+
+class Host(Protocol):
+    """What a built-in may use of the running program: its chance, output and players."""
+
+    @property
+    def rng(self) -> random.Random:
+        """The chance generator of this execution."""
+        ...
+
+    instances: dict[str, tuple[Inst, ...]]
+
+    def display(self, value: Any) -> str:
+        """A value's display form, with entity names."""
+        ...
+
+    def output(self, text: str) -> None:
+        """Write one line of program output."""
+        ...
+
+    def name_of(self, inst: Inst) -> str | None:
+        """An instance's `name`, when its entity has one."""
+        ...
+
+
+class Effect(enum.Flag):
+    """What a call may do besides computing its result."""
+
+    NONE = 0
+    PRINTS = enum.auto()
+    CHANCE = enum.auto()
+    MODIFIES = enum.auto()  # changes the list given as its first argument
+
+
+@dataclass(frozen=True)
+class Plain:
+    """An implementation over argument values alone: `fn(*args)`."""
+
+    fn: Callable[..., Value]
+
+
+@dataclass(frozen=True)
+class Hosted:
+    """An implementation that needs the host (display, players, chance, output)."""
+
+    fn: Callable[[Host, list[Value]], Value]
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """An implementation on the list in its first argument: returns (new list, result)."""
+
+    fn: Callable[[Host, tuple[Value, ...], list[Value]], tuple[tuple[Value, ...], Value]]
+
+
+Implementation = Plain | Hosted | InPlace
+
+
+@dataclass(frozen=True)
+class Args:
+    """The static argument types of one call, for a signature."""
+
+    name: str
+    types: list[T.Type]
+
+    @property
+    def first(self) -> T.Type:
+        """The first argument's type."""
+        return self.types[0] if self.types else T.ERR
+
+    @property
+    def elem(self) -> T.Type | None:
+        """The element type of the first argument."""
+        return T.element_type(self.first)
+
+    def need(self, cond: bool, what: str, t: T.Type | None = None) -> str | None:
+        """None when `cond` holds, else "'name' expects WHAT, found T"."""
+        shown = self.first if t is None else t
+        if cond or isinstance(shown, T.ErrT):
+            return None
+        return f"'{self.name}' expects {what}, found {T.show(shown)}"
+
+
+Signature = Callable[[Args], tuple[T.Type, str | None]]
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """One built-in: its name, signature, effects and implementation."""
+
+    name: str
+    arity: tuple[int, int]
+    signature: Signature
+    impl: Implementation
+    effects: Effect = Effect.NONE
+    summary: str = ""
+    # The second argument has the element type of the list in the first (insert, count…).
+    element_arg: bool = False
+    # The trace event of a real execution, from the arguments and the shown result.
+    trace: Callable[[list[Value], str], str] | None = None
+
+    @property
+    def pure(self) -> bool:
+        """True when a call only computes its result."""
+        return self.effects == Effect.NONE
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def _register(b: Builtin) -> None:
+    assert b.name not in BUILTINS, b.name
+    BUILTINS[b.name] = b
 
 
 def _ordered(t: T.Type) -> bool:
@@ -45,85 +145,14 @@ def _ordered(t: T.Type) -> bool:
 
 def result_type(name: str, args: list[T.Type]) -> tuple[T.Type, str | None]:
     """The static result type of a built-in call, or an error message (§12)."""
-    lo, hi = ARITY[name]
+    b = BUILTINS.get(name)
+    if b is None:
+        return T.ERR, f"unknown built-in '{name}'"
+    lo, hi = b.arity
     if not lo <= len(args) <= hi:
         want = f"{lo}" if lo == hi else f"{lo} to {hi}"
         return T.ERR, f"'{name}' takes {want} argument{'s' if hi != 1 else ''}, found {len(args)}"
-    a = args[0] if args else T.ERR
-    elem = T.element_type(a)
-
-    def need(cond: bool, what: str, t: T.Type = a) -> str | None:
-        if cond or isinstance(t, T.ErrT):
-            return None
-        return f"'{name}' expects {what}, found {T.show(t)}"
-
-    if name == "print":
-        return T.NOVALUE, None
-    if name == "len":
-        ok = isinstance(a, (T.ListT, T.MultiT)) or a == T.STR
-        return T.INT, need(ok, "a list, a string or a multi-value")
-    if name == "str":
-        return T.STR, None
-    if name == "as_integer":
-        return T.INT, need(a == T.STR, "str")
-    if name == "as_number":
-        return T.NUM, need(a == T.STR, "str")
-    if name == "abs":
-        return (a if a in (T.INT, T.NUM) else T.NUM), need(a in (T.INT, T.NUM), "a number")
-    if name in ("min", "max"):
-        if len(args) == 2:
-            j = T.join(args[0], args[1])
-            return j, need(_ordered(j), "two ordered values", j)
-        e = elem if isinstance(a, T.ListT) else None
-        return (e or T.ERR), need(e is not None and _ordered(e), "a list of ordered values")
-    if name == "sum":
-        e = elem if isinstance(a, T.ListT) else None
-        ok = e in (T.INT, T.NUM) or (isinstance(a, T.ListT) and isinstance(e, T.ErrT))
-        return (T.NUM if e == T.NUM else T.INT), need(ok, "a list of numbers")
-    if name in ("floor", "ceil", "round"):
-        return T.INT, need(T.is_subtype(a, T.NUM), "a number")
-    if name == "div":
-        ok = all(x == T.INT or isinstance(x, T.ErrT) for x in args)
-        return T.INT, need(ok, "two ints", T.UnionT((args[0], args[1])) if not ok else a)
-    if name == "ord":
-        return T.INT, need(isinstance(a, T.EnumT), "an enum member")
-    if name in ("first", "last"):
-        return (elem or T.ERR), need(isinstance(a, T.ListT), "a list")
-    if name == "reverse":
-        return a, need(isinstance(a, T.ListT), "a list")
-    if name == "sort":
-        return a, need(isinstance(a, T.ListT) and elem is not None and _ordered(elem),
-                       "a list of ordered values")  # fmt: skip
-    if name == "slice":
-        return a, need(isinstance(a, T.ListT) or a == T.STR, "a list or a string")
-    if name == "index_of":
-        return T.optional(T.INT), need(isinstance(a, T.ListT) or a == T.STR, "a list or a string")
-    if name == "count":
-        return T.INT, need(isinstance(a, T.ListT), "a list")
-    if name in ("all", "some"):
-        return T.BOOL, need(isinstance(a, T.ListT) and elem == T.BOOL, "a list of bools")
-    if name == "join":
-        return T.STR, need(isinstance(a, T.ListT) and elem == T.STR, "a list of strings")
-    if name == "split":
-        return T.ListT(T.STR), need(a == T.STR, "str")
-    if name == "chars":
-        return T.ListT(T.STR), need(a == T.STR, "str")
-    if name in ("upper", "lower"):
-        return T.STR, need(a == T.STR, "str")
-    if name == "next_player":
-        return T.EntityT("Player"), need(a == T.EntityT("Player"), "a Player")
-    if name in ("insert", "remove", "clear", "shuffle"):
-        return T.NOVALUE, need(isinstance(a, T.ListT), "a list")
-    if name == "pop":
-        return (elem or T.ERR), need(isinstance(a, T.ListT), "a list")
-    if name == "roll":
-        return T.INT, need(a == T.INT, "an int")
-    if name == "random":
-        return (elem or T.ERR), need(isinstance(a, T.ListT), "a list")
-    return T.ERR, f"unknown built-in '{name}'"
-
-
-# ---------------------------------------------------------------- implementations
+    return b.signature(Args(name, args))
 
 
 def _key(v: Any) -> Any:
@@ -224,85 +253,232 @@ def _finite_int(f: Callable[[float], int]) -> Callable[[float], int]:
     return g
 
 
+# ---------------------------------------------------------------- host-side implementations
+
+
+def _str(host: Host, args: list[Value]) -> Value:
+    return host.display(args[0])
+
+
+def _next_player(host: Host, args: list[Value]) -> Value:
+    p = args[0]
+    assert isinstance(p, Inst)
+    players = host.instances["Player"]
+    return players[p.index % len(players)]
+
+
+def _print(host: Host, args: list[Value]) -> Value:
+    host.output(" ".join(host.display(a) for a in args))
+    return None
+
+
+def _roll(host: Host, args: list[Value]) -> Value:
+    n = args[0]
+    assert isinstance(n, int)
+    if n < 1:
+        raise BuiltinError(f"roll({n}) needs n of at least 1")
+    return 1 + host.rng.randrange(n)
+
+
+def _random(host: Host, args: list[Value]) -> Value:
+    xs = args[0]
+    assert isinstance(xs, tuple)
+    if not xs:
+        raise BuiltinError("random of an empty list")
+    return xs[host.rng.randrange(len(xs))]
+
+
+def _insert(host: Host, xs: tuple[Value, ...], args: list[Value]) -> tuple[tuple[Value, ...], Value]:
+    if len(args) == 1:
+        return xs + (args[0],), None
+    i = _index(args[1], len(xs) + 1)
+    return xs[: i - 1] + (args[0],) + xs[i - 1 :], None
+
+
+def _remove(host: Host, xs: tuple[Value, ...], args: list[Value]) -> tuple[tuple[Value, ...], Value]:
+    for k, x in enumerate(xs):
+        if values_equal(x, args[0]):
+            return xs[:k] + xs[k + 1 :], None
+    raise BuiltinError(f"remove: {display(args[0], host.name_of)} is not in the list")
+
+
+def _pop(host: Host, xs: tuple[Value, ...], args: list[Value]) -> tuple[tuple[Value, ...], Value]:
+    if not xs:
+        raise BuiltinError("pop from an empty list")
+    if not args:
+        return xs[:-1], xs[-1]
+    i = _index(args[0], len(xs))
+    return xs[: i - 1] + xs[i:], xs[i - 1]
+
+
+def _clear(host: Host, xs: tuple[Value, ...], args: list[Value]) -> tuple[tuple[Value, ...], Value]:
+    return (), None
+
+
+def _shuffle(host: Host, xs: tuple[Value, ...], args: list[Value]) -> tuple[tuple[Value, ...], Value]:
+    lst = list(xs)
+    for i in range(len(lst) - 1, 0, -1):
+        j = host.rng.randrange(i + 1)
+        lst[i], lst[j] = lst[j], lst[i]
+    return tuple(lst), None
+
+
+# ---------------------------------------------------------------- signatures
+
+
+def _of_list(a: Args) -> bool:
+    return isinstance(a.first, T.ListT)
+
+
+def _min_max(a: Args) -> tuple[T.Type, str | None]:
+    if len(a.types) == 2:
+        j = T.join(a.types[0], a.types[1])
+        return j, a.need(_ordered(j), "two ordered values", j)
+    e = a.elem if _of_list(a) else None
+    return (e or T.ERR), a.need(e is not None and _ordered(e), "a list of ordered values")
+
+
+def _sum(a: Args) -> tuple[T.Type, str | None]:
+    e = a.elem if _of_list(a) else None
+    ok = e in (T.INT, T.NUM) or (_of_list(a) and isinstance(e, T.ErrT))
+    return (T.NUM if e == T.NUM else T.INT), a.need(ok, "a list of numbers")
+
+
+def _div(a: Args) -> tuple[T.Type, str | None]:
+    ok = all(x == T.INT or isinstance(x, T.ErrT) for x in a.types)
+    return T.INT, a.need(ok, "two ints", T.UnionT((a.types[0], a.types[1])) if not ok else None)
+
+
+def _abs(a: Args) -> tuple[T.Type, str | None]:
+    num = a.first in (T.INT, T.NUM)
+    return (a.first if num else T.NUM), a.need(num, "a number")
+
+
+def _sort(a: Args) -> tuple[T.Type, str | None]:
+    e = a.elem
+    return a.first, a.need(_of_list(a) and e is not None and _ordered(e), "a list of ordered values")
+
+
+def _element(a: Args) -> tuple[T.Type, str | None]:
+    return (a.elem or T.ERR), a.need(_of_list(a), "a list")
+
+
+def _takes(result: T.Type, ok: Callable[[T.Type, T.Type | None], bool], what: str) -> Signature:
+    """A signature with a fixed result type and one test of the first argument."""
+    return lambda a: (result, a.need(ok(a.first, a.elem), what))
+
+
+def _same(ok: Callable[[T.Type, T.Type | None], bool], what: str) -> Signature:
+    """A signature whose result has the first argument's type."""
+    return lambda a: (a.first, a.need(ok(a.first, a.elem), what))
+
+
+def _is_list(t: T.Type, e: T.Type | None) -> bool:
+    return isinstance(t, T.ListT)
+
+
+def _is_str(t: T.Type, e: T.Type | None) -> bool:
+    return t == T.STR
+
+
+def _list_or_str(t: T.Type, e: T.Type | None) -> bool:
+    return isinstance(t, T.ListT) or t == T.STR
+
+
+def _anything(t: T.Type, e: T.Type | None) -> bool:
+    return True
+
+
+ONE = (1, 1)
+_PLAYER = T.EntityT("Player")
+
+for _b in [
+    Builtin("print", (0, 10**9), lambda a: (T.NOVALUE, None), Hosted(_print), Effect.PRINTS,
+            "print the values, separated by spaces"),
+    Builtin("len", ONE, _takes(T.INT, lambda t, e: isinstance(t, (T.ListT, T.MultiT)) or t == T.STR,
+                               "a list, a string or a multi-value"), Plain(_length),
+            summary="the length of a list or string, the size of a multi-value"),
+    Builtin("str", ONE, _takes(T.STR, _anything, ""), Hosted(_str),
+            summary="the display form of a value"),
+    Builtin("as_integer", ONE, _takes(T.INT, _is_str, "str"), Plain(_as_integer),
+            summary="parse a decimal integer"),
+    Builtin("as_number", ONE, _takes(T.NUM, _is_str, "str"), Plain(_as_number),
+            summary="parse a decimal number"),
+    Builtin("abs", ONE, _abs, Plain(abs), summary="the absolute value"),
+    Builtin("min", (1, 2), _min_max, Plain(lambda *a: _extreme(list(a), False, "min")),
+            summary="the smaller of two values, or the least element of a list"),
+    Builtin("max", (1, 2), _min_max, Plain(lambda *a: _extreme(list(a), True, "max")),
+            summary="the larger of two values, or the greatest element of a list"),
+    Builtin("sum", ONE, _sum, Plain(lambda xs: sum(xs) if xs else 0),
+            summary="the sum of a list of numbers"),
+    Builtin("floor", ONE, _takes(T.INT, lambda t, e: T.is_subtype(t, T.NUM), "a number"),
+            Plain(_finite_int(math.floor)), summary="round down to an int"),
+    Builtin("ceil", ONE, _takes(T.INT, lambda t, e: T.is_subtype(t, T.NUM), "a number"),
+            Plain(_finite_int(math.ceil)), summary="round up to an int"),
+    Builtin("round", ONE, _takes(T.INT, lambda t, e: T.is_subtype(t, T.NUM), "a number"),
+            Plain(_round), summary="round half away from zero"),
+    Builtin("div", (2, 2), _div, Plain(_floor_div), summary="integer division, rounding down"),
+    Builtin("ord", ONE, _takes(T.INT, lambda t, e: isinstance(t, T.EnumT), "an enum member"),
+            Plain(lambda e: e.ordinal), summary="an enum member's position, from 1"),
+    Builtin("first", ONE, _element, Plain(lambda xs: _nonempty(xs, "first")[0]),
+            summary="the first element of a list"),
+    Builtin("last", ONE, _element, Plain(lambda xs: _nonempty(xs, "last")[-1]),
+            summary="the last element of a list"),
+    Builtin("reverse", ONE, _same(_is_list, "a list"), Plain(lambda xs: tuple(reversed(xs))),
+            summary="a list in reverse order"),
+    Builtin("sort", ONE, _sort, Plain(lambda xs: tuple(sorted(xs, key=_key))),
+            summary="a list in ascending order"),
+    Builtin("slice", (3, 3), _same(_list_or_str, "a list or a string"), Plain(_slice),
+            summary="elements (or characters) i..j"),
+    Builtin("index_of", (2, 2), _takes(T.optional(T.INT), _list_or_str, "a list or a string"),
+            Plain(_index_of), element_arg=True,
+            summary="the position of a value (or substring), or none"),
+    Builtin("count", (2, 2), _takes(T.INT, _is_list, "a list"),
+            Plain(lambda xs, v: sum(1 for x in xs if values_equal(x, v))), element_arg=True,
+            summary="how often a value occurs in a list"),
+    Builtin("all", ONE, _takes(T.BOOL, lambda t, e: isinstance(t, T.ListT) and e == T.BOOL,
+                               "a list of bools"), Plain(lambda xs: all(xs)),
+            summary="true when every element is true"),
+    Builtin("some", ONE, _takes(T.BOOL, lambda t, e: isinstance(t, T.ListT) and e == T.BOOL,
+                                "a list of bools"), Plain(lambda xs: any(xs)),
+            summary="true when some element is true"),
+    Builtin("join", (2, 2), _takes(T.STR, lambda t, e: isinstance(t, T.ListT) and e == T.STR,
+                                   "a list of strings"), Plain(lambda xs, sep: sep.join(xs)),
+            summary="join strings with a separator"),
+    Builtin("split", (2, 2), _takes(T.ListT(T.STR), _is_str, "str"), Plain(_split),
+            summary="split a string at a separator"),
+    Builtin("chars", ONE, _takes(T.ListT(T.STR), _is_str, "str"), Plain(lambda s: tuple(s)),
+            summary="the characters of a string"),
+    Builtin("upper", ONE, _takes(T.STR, _is_str, "str"), Plain(lambda s: s.upper()),
+            summary="a string in upper case"),
+    Builtin("lower", ONE, _takes(T.STR, _is_str, "str"), Plain(lambda s: s.lower()),
+            summary="a string in lower case"),
+    Builtin("next_player", ONE, _takes(_PLAYER, lambda t, e: t == _PLAYER, "a Player"),
+            Hosted(_next_player), summary="the player after this one, in seat order"),
+    Builtin("insert", (2, 3), _takes(T.NOVALUE, _is_list, "a list"), InPlace(_insert),
+            Effect.MODIFIES, "insert a value at the end or at a position", element_arg=True),
+    Builtin("remove", (2, 2), _takes(T.NOVALUE, _is_list, "a list"), InPlace(_remove),
+            Effect.MODIFIES, "remove the first occurrence of a value", element_arg=True),
+    Builtin("pop", (1, 2), _element, InPlace(_pop), Effect.MODIFIES,
+            "remove and return the last element, or the one at a position"),
+    Builtin("clear", ONE, _takes(T.NOVALUE, _is_list, "a list"), InPlace(_clear),
+            Effect.MODIFIES, "empty a list"),
+    Builtin("shuffle", ONE, _takes(T.NOVALUE, _is_list, "a list"), InPlace(_shuffle),
+            Effect.MODIFIES | Effect.CHANCE, "shuffle a list in place",
+            trace=lambda args, shown: f"shuffle {len(args[0])} elements"),  # type: ignore[arg-type]
+    Builtin("roll", ONE, _takes(T.INT, lambda t, e: t == T.INT, "an int"), Hosted(_roll),
+            Effect.CHANCE, "a random int from 1 to n",
+            trace=lambda args, shown: f"roll({args[0]}) -> {shown}"),
+    Builtin("random", ONE, _element, Hosted(_random), Effect.CHANCE,
+            "a random element of a list", trace=lambda args, shown: f"random -> {shown}"),
+]:  # fmt: skip
+    _register(_b)
+
+# The name sets the rest of the package asks about, derived from the table.
+NAMES = frozenset(BUILTINS)
+PLACE = frozenset(n for n, b in BUILTINS.items() if isinstance(b.impl, InPlace))
+CHANCE = frozenset(n for n, b in BUILTINS.items() if Effect.CHANCE in b.effects)
+EFFECT = frozenset(n for n, b in BUILTINS.items() if b.effects & (Effect.PRINTS | Effect.CHANCE))
 PURE_IMPL: dict[str, Callable[..., Any]] = {
-    "len": _length,
-    "as_integer": _as_integer,
-    "as_number": _as_number,
-    "abs": abs,
-    "min": lambda *a: _extreme(list(a), False, "min"),
-    "max": lambda *a: _extreme(list(a), True, "max"),
-    "sum": lambda xs: sum(xs) if xs else 0,
-    "floor": _finite_int(math.floor),
-    "ceil": _finite_int(math.ceil),
-    "round": _round,
-    "div": _floor_div,
-    "ord": lambda e: e.ordinal,
-    "first": lambda xs: _nonempty(xs, "first")[0],
-    "last": lambda xs: _nonempty(xs, "last")[-1],
-    "reverse": lambda xs: tuple(reversed(xs)),
-    "sort": lambda xs: tuple(sorted(xs, key=_key)),
-    "slice": _slice,
-    "index_of": _index_of,
-    "count": lambda xs, v: sum(1 for x in xs if values_equal(x, v)),
-    "all": lambda xs: all(xs),
-    "some": lambda xs: any(xs),
-    "join": lambda xs, sep: sep.join(xs),
-    "split": _split,
-    "chars": lambda s: tuple(s),
-    "upper": lambda s: s.upper(),
-    "lower": lambda s: s.lower(),
+    n: b.impl.fn for n, b in BUILTINS.items() if isinstance(b.impl, Plain)
 }
-
-
-def call_pure(name: str, m: Machine, args: list[Any]) -> Any:
-    """Run a pure or effect built-in (not the place ones)."""
-    if name == "str":
-        return m.display(args[0])
-    if name == "next_player":
-        p = args[0]
-        players = m.instances["Player"]
-        return players[p.index % len(players)]
-    if name == "print":
-        m.output(" ".join(m.display(a) for a in args))
-        return None
-    if name == "roll":
-        n = args[0]
-        if n < 1:
-            raise BuiltinError(f"roll({n}) needs n of at least 1")
-        return 1 + m.rng.randrange(n)
-    if name == "random":
-        xs = args[0]
-        if not xs:
-            raise BuiltinError("random of an empty list")
-        return xs[m.rng.randrange(len(xs))]
-    return PURE_IMPL[name](*args)
-
-
-def call_place(name: str, m: Machine, xs: tuple[Any, ...], args: list[Any]) -> tuple[Any, Any]:
-    """Run a place built-in on list `xs`: returns (new list, result)."""
-    if name == "insert":
-        if len(args) == 1:
-            return xs + (args[0],), None
-        i = _index(args[1], len(xs) + 1)
-        return xs[: i - 1] + (args[0],) + xs[i - 1 :], None
-    if name == "remove":
-        for k, x in enumerate(xs):
-            if values_equal(x, args[0]):
-                return xs[:k] + xs[k + 1 :], None
-        raise BuiltinError(f"remove: {display(args[0], m._name_of)} is not in the list")
-    if name == "pop":
-        if not xs:
-            raise BuiltinError("pop from an empty list")
-        if not args:
-            return xs[:-1], xs[-1]
-        i = _index(args[0], len(xs))
-        return xs[: i - 1] + xs[i:], xs[i - 1]
-    if name == "clear":
-        return (), None
-    if name == "shuffle":
-        lst = list(xs)
-        for i in range(len(lst) - 1, 0, -1):
-            j = m.rng.randrange(i + 1)
-            lst[i], lst[j] = lst[j], lst[i]
-        return tuple(lst), None
-    raise BuiltinError(f"unknown place built-in '{name}'")

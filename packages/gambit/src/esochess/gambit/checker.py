@@ -1761,7 +1761,7 @@ class BodyChecker:
                 return self.value_call(e, self.local_type(loc), f)
             if f.name in self.sym.funcs:
                 return self.overload_call(e, f.name)
-            if f.name in B.NAMES:
+            if f.name in B.BUILTINS:
                 return self.builtin_call(e, f.name)
             if f.name in self.sym.entities or f.name in self.sym.structs:
                 return self.ctor(e, f.name)
@@ -1801,21 +1801,20 @@ class BodyChecker:
 
     def builtin_call(self, e: A.Call, name: str) -> T.Type:
         """Check a built-in call (§12)."""
-        if name == "print":
+        b = B.BUILTINS[name]
+        if B.Effect.PRINTS in b.effects:
             self.impure(e.pos, "print")
-        elif name in B.CHANCE:
+        elif B.Effect.CHANCE in b.effects:
             self.impure(e.pos, f"use randomness ('{name}')")
         ts: list[T.Type] = []
         for k, a in enumerate(e.args):
             if a.name is not None:
                 self.err(a.pos, "named arguments are only for constructors")
-            if k == 0 and name in B.PLACE:
+            if k == 0 and B.Effect.MODIFIES in b.effects:
                 ts.append(self.place_arg(a.value, name))
                 continue
             exp = None
-            if k == 1 and ts and isinstance(ts[0], T.ListT) and name in (
-                "insert", "remove", "index_of", "count"
-            ):
+            if k == 1 and ts and isinstance(ts[0], T.ListT) and b.element_arg:
                 exp = ts[0].elem
             t = self.ex(a.value, exp)
             if exp is not None:
@@ -1835,7 +1834,7 @@ class BodyChecker:
         except _Stop:
             raise
         root = self.place_root_is_state(x)
-        if root is not None and self.pure and name != "shuffle":
+        if root is not None and self.pure and B.Effect.CHANCE not in B.BUILTINS[name].effects:
             self.err(_pos_of(x), f"{self.label()} cannot modify state property '{root.name}'")
         return t
 

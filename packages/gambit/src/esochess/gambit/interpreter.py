@@ -1157,67 +1157,71 @@ class Compiler:
         return resolve
 
     def builtin(self, e: A.Call, name: str) -> Ev:
-        """Compile a built-in call."""
+        """Compile a built-in call from its table entry."""
+        b = B.BUILTINS[name]
         pos = e.pos
-        if name in B.PLACE:
-            get, put = self.place(e.args[0].value)
-            rest = [self.expr(a.value) for a in e.args[1:]]
+        trace = b.trace
+        match b.impl:
+            case B.InPlace(place_fn):
+                get, put = self.place(e.args[0].value)
+                rest = [self.expr(a.value) for a in e.args[1:]]
 
-            def place_call(m: Machine, L: list[Any]) -> Any:
-                xs = get(m, L)
-                vals = [r(m, L) for r in rest]
-                try:
-                    new, result = B.call_place(name, m, xs, vals)
-                except B.BuiltinError as exc:
-                    raise RunError(pos, str(exc)) from None
-                if name == "shuffle":
-                    m.trace(pos, f"shuffle {len(xs)} elements")
-                put(m, L, new)
-                return result
+                def place_call(m: Machine, L: list[Any]) -> Any:
+                    xs = get(m, L)
+                    vals = [r(m, L) for r in rest]
+                    try:
+                        new, result = place_fn(m, xs, vals)
+                    except B.BuiltinError as exc:
+                        raise RunError(pos, str(exc)) from None
+                    if trace is not None:
+                        m.trace(pos, trace([xs], ""))
+                    put(m, L, new)
+                    return result
 
-            return place_call
-        args = [self.expr(a.value) for a in e.args]
-        if name == "print" and all(self.effect_free(a.value) for a in e.args):
-            # A fork's output is dropped, and evaluating effect-free arguments there only
-            # costs time. (A run-time error in such an argument then surfaces only in
-            # an execution that prints.)
-            def quiet_print(m: Machine, L: list[Any]) -> Any:
-                if m.io is None and m.forked and SKIP_QUIET:
-                    return None
-                m.output(" ".join(m.display(a(m, L)) for a in args))
-                return None
+                return place_call
+            case B.Plain(impl):
+                args = [self.expr(a.value) for a in e.args]
 
-            return quiet_print
+                def plain_call(m: Machine, L: list[Any]) -> Any:
+                    vals = [a(m, L) for a in args]
+                    try:
+                        return impl(*vals)
+                    except B.BuiltinError as exc:
+                        raise RunError(pos, str(exc)) from None
+                    except (OverflowError, ValueError) as exc:
+                        raise RunError(pos, f"number out of range ({exc})") from None
 
-        if name not in ("str", "next_player", "print", "roll", "random"):
-            # A plain built-in: its implementation is known now (what call_pure would pick).
-            impl = B.PURE_IMPL[name]
+                return plain_call
+            case B.Hosted(hosted):
+                args = [self.expr(a.value) for a in e.args]
+                if b.effects == B.Effect.PRINTS and all(
+                    self.effect_free(a.value) for a in e.args
+                ):
+                    # A fork's output is dropped, and evaluating effect-free arguments there
+                    # only costs time. (A run-time error in such an argument then surfaces
+                    # only in an execution that prints.)
+                    def quiet_call(m: Machine, L: list[Any]) -> Any:
+                        if m.io is None and m.forked and SKIP_QUIET:
+                            return None
+                        return hosted(m, [a(m, L) for a in args])
 
-            def plain_call(m: Machine, L: list[Any]) -> Any:
-                vals = [a(m, L) for a in args]
-                try:
-                    return impl(*vals)
-                except B.BuiltinError as exc:
-                    raise RunError(pos, str(exc)) from None
-                except (OverflowError, ValueError) as exc:
-                    raise RunError(pos, f"number out of range ({exc})") from None
+                    return quiet_call
 
-            return plain_call
+                def hosted_call(m: Machine, L: list[Any]) -> Any:
+                    vals = [a(m, L) for a in args]
+                    try:
+                        out = hosted(m, vals)
+                    except B.BuiltinError as exc:
+                        raise RunError(pos, str(exc)) from None
+                    except (OverflowError, ValueError) as exc:
+                        raise RunError(pos, f"number out of range ({exc})") from None
+                    if trace is not None and m.tracing:
+                        m.trace(pos, trace(vals, m.display(out)))
+                    return out
 
-        def builtin_call(m: Machine, L: list[Any]) -> Any:
-            vals = [a(m, L) for a in args]
-            try:
-                out = B.call_pure(name, m, vals)
-            except B.BuiltinError as exc:
-                raise RunError(pos, str(exc)) from None
-            except (OverflowError, ValueError) as exc:
-                raise RunError(pos, f"number out of range ({exc})") from None
-            if name in ("roll", "random") and m.tracing:
-                m.trace(pos, f"{name}{'(' + str(vals[0]) + ')' if name == 'roll' else ''} -> "
-                        f"{m.display(out)}")  # fmt: skip
-            return out
-
-        return builtin_call
+                return hosted_call
+            case _:
+                assert_never(b.impl)
 
     def effect_free(self, e: Any) -> bool:
         """True when evaluating `e` cannot change the state, print, draw chance or pause."""
@@ -1227,7 +1231,7 @@ class Compiler:
             match self.an.calls.get(e):
                 case None | ValueCall() | EntityCtor():
                     return False
-                case BuiltinCall(name) if name in B.EFFECT or name in B.PLACE:
+                case BuiltinCall(name) if not B.BUILTINS[name].pure:
                     return False
                 case UserCall(name) if not self.sym.funcs[name][0].pure:
                     return False
@@ -1675,7 +1679,7 @@ def _dispatch(
         group = [o for o in group if all(t(v) for t, v in zip(o.types, vals, strict=True))]
     applicable = [o for o in group if all(t(m, vals[i]) for i, t in o.tests)]
     if not applicable:
-        shown = ", ".join(display(v, m._name_of, True) for v in vals)
+        shown = ", ".join(display(v, m.name_of, True) for v in vals)
         raise RunError(pos, f"no overload of '{name}' accepts ({shown})")
     best = applicable[0]
     if strict and best.cells is not None:

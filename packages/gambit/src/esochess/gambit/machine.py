@@ -418,7 +418,7 @@ class Machine:
         depth = len(self.frames)
         try:
             with deep_python_stack():
-                return display(value, self._name_of)
+                return display(value, self.name_of)
         except RunError as err:
             error = self._runtime_error(err.pos, err.message, err.trail, err.notes)
             del self.frames[depth:]
@@ -613,12 +613,12 @@ class Machine:
 
     # ------------------------------------------------------------------ internals
 
-    def _name_of(self, inst: Inst) -> str | None:
+    def name_of(self, inst: Inst) -> str | None:
         prop = self.program.name_props.get(inst.type_name)
         if prop is None:
             return None
         v = self.read_prop(prop, (inst,), None)
-        return v if isinstance(v, str) else display(v, self._name_of)
+        return v if isinstance(v, str) else display(v, self.name_of)
 
     def _top_pos(self) -> Pos:
         for f in reversed(self.frames):
