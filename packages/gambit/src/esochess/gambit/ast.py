@@ -94,6 +94,8 @@ class Selector:
     pos: Pos
     entity: str
     entries: tuple[Entry, ...]
+    # Just past the closing `>`, so messages can quote the selector as written.
+    end: Pos = (0, 0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -575,6 +577,9 @@ class FuncDecl:
     params: tuple[Param, ...]
     ret: TypeExpr | None
     body: Block | Expr
+    # The span of `name(params)`, so messages can quote the signature as written.
+    name_pos: Pos = (0, 0)
+    params_end: Pos = (0, 0)
 
 
 @dataclass(frozen=True, eq=False)

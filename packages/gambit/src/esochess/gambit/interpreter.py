@@ -38,7 +38,7 @@ from esochess.gambit.analysis import (
     UserCall,
     ValueCall,
 )
-from esochess.gambit.checker import check, static_function_names, static_node
+from esochess.gambit.check import check, signature, static_function_names, static_node
 from esochess.gambit.machine import (
     CALL_DEPTH_LIMIT,
     OP_CALL,
@@ -58,8 +58,9 @@ from esochess.gambit.machine import (
     Result,
     RunError,
 )
-from esochess.gambit.parser import first_pos, parse
+from esochess.gambit.parser import parse
 from esochess.gambit.resolver import FuncInfo, PropInfo, Symbols
+from esochess.gambit.spans import first_pos
 from esochess.gambit.values import (
     UNSET,
     EnumVal,
@@ -1811,9 +1812,7 @@ def _selector_of(t: A.TypeExpr) -> A.Selector | None:
 
 
 def _sig(sym: Symbols, f: FuncInfo) -> str:
-    from esochess.gambit.checker import _signature
-
-    return _signature(sym, f)
+    return signature(sym, f)
 
 
 def _children(e: Any) -> list[Any]:

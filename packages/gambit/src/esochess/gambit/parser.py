@@ -13,6 +13,7 @@ from lark import Token, Transformer
 
 from esochess.fen import SourceError
 from esochess.gambit import ast as A
+from esochess.gambit import spans
 from esochess.gambit.lexer import GambitLexer, Raw, tokenize
 
 TOKEN_NAMES = {
@@ -61,36 +62,16 @@ def _pos(tok: Token) -> A.Pos:
     return (tok.line or 0, tok.column or 0)
 
 
-def _first_pos(node: Any) -> A.Pos:
-    """The position of the first token of a node (its leftmost sub-expression)."""
-    while True:
-        if isinstance(node, Token):
-            return _pos(node)
-        if isinstance(node, (A.Binary,)):
-            node = node.left
-        elif isinstance(node, (A.Member, A.Index)):
-            node = node.obj
-        elif isinstance(node, A.Call):
-            if node.method and node.args:
-                node = node.args[0].value
-            else:
-                return node.pos
-        elif isinstance(node, A.FilterMap):
-            node = node.source
-        elif isinstance(node, A.Is):
-            node = node.value
-        elif isinstance(node, A.Alt):
-            node = node.alts[0]
-        elif isinstance(node, A.Choose):
-            node = node.player
-        else:
-            pos: A.Pos = node.pos
-            return pos
+def _end(tok: Token) -> A.Pos:
+    """The position just past a token."""
+    return (tok.end_line or 0, tok.end_column or 0)
 
 
 def first_pos(node: Any) -> A.Pos:
-    """The position of the first character of an expression (§13.1 "anything else")."""
-    return _first_pos(node)
+    """The position of the first character of a token or expression."""
+    if isinstance(node, Token):
+        return _pos(node)
+    return spans.first_pos(node)
 
 
 class _Build(Transformer[Token, Any]):
@@ -174,10 +155,10 @@ class _Build(Transformer[Token, Any]):
         return c[0]
 
     def function_decl(self, c: list[Any]) -> A.FuncDecl:
-        return A.FuncDecl(_pos(c[0]), str(c[1]), True, c[3], c[5], c[6])
+        return A.FuncDecl(_pos(c[0]), str(c[1]), True, c[3], c[5], c[6], _pos(c[1]), _end(c[4]))
 
     def procedure_decl(self, c: list[Any]) -> A.FuncDecl:
-        return A.FuncDecl(_pos(c[0]), str(c[0]), False, c[2], c[4], c[5])
+        return A.FuncDecl(_pos(c[0]), str(c[0]), False, c[2], c[4], c[5], _pos(c[0]), _end(c[3]))
 
     def tname(self, c: list[Token]) -> Token:
         return c[0]
@@ -231,7 +212,7 @@ class _Build(Transformer[Token, Any]):
     # ---- selectors and patterns
     def selector(self, c: list[Any]) -> A.Selector:
         entries = tuple(x for x in c if isinstance(x, A.Entry))
-        return A.Selector(_pos(c[0]), str(c[0]), entries)
+        return A.Selector(_pos(c[0]), str(c[0]), entries, _end(c[-1]))
 
     def e_true(self, c: list[Token]) -> A.Entry:
         return A.Entry(_pos(c[0]), str(c[0]), "true")

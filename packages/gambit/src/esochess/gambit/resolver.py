@@ -14,6 +14,7 @@ from esochess.fen import Note, SourceError
 from esochess.gambit import ast as A
 from esochess.gambit import builtins as B
 from esochess.gambit import types as T
+from esochess.gambit.spans import span_text
 from esochess.gambit.values import EnumVal
 
 
@@ -150,7 +151,7 @@ def resolve_type(sym: Symbols, t: A.TypeExpr, *, allow_selector: bool = False) -
         if not allow_selector:
             sym.err(t.pos, "selector types are only allowed for parameters and patterns")
             return T.ERR
-        return T.SelT(t.selector.entity, id(t.selector), _selector_text(sym, t.selector))
+        return T.SelT(t.selector.entity, id(t.selector), selector_text(sym, t.selector))
     inner = resolve_type(sym, t.inner, allow_selector=allow_selector)
     if isinstance(inner, T.ErrT):
         return inner
@@ -169,19 +170,10 @@ def resolve_type(sym: Symbols, t: A.TypeExpr, *, allow_selector: bool = False) -
     return T.MultiT(inner)
 
 
-def _selector_text(sym: Symbols, sel: A.Selector) -> str:
-    lines = sym.source.splitlines()
-    line = lines[sel.pos[0] - 1] if sel.pos[0] <= len(lines) else ""
-    start = sel.pos[1] - 1
-    depth = 0
-    for i in range(start, len(line)):
-        if line[i] == "<":
-            depth += 1
-        elif line[i] == ">":
-            depth -= 1
-            if depth == 0:
-                return line[start : i + 1]
-    return sel.entity + "<…>"
+def selector_text(sym: Symbols, sel: A.Selector) -> str:
+    """A selector as written, for messages and type names."""
+    text = span_text(sym.source, sel.pos, sel.end)
+    return text if text is not None else sel.entity + "<…>"
 
 
 def collect(program: A.Program) -> Symbols:

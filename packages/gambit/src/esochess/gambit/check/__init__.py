@@ -1,0 +1,21 @@
+"""The checker (§2–§9, §13.1): names, types, narrowing, selectors, overloads, purity and
+notations, over the whole program before anything runs.
+
+`check(program)` returns an `Analysis` (analysis.py): the symbol tables plus typed side
+tables keyed by node that the compiler needs.
+"""
+
+from __future__ import annotations
+
+from esochess.gambit import ast as A
+from esochess.gambit.analysis import Analysis
+from esochess.gambit.check.common import signature
+from esochess.gambit.check.program import ProgramChecker
+from esochess.gambit.check.purity import static_function_names, static_node
+
+__all__ = ["check", "signature", "static_function_names", "static_node"]
+
+
+def check(program: A.Program) -> Analysis:
+    """Check a parsed program; errors and warnings are in the result."""
+    return ProgramChecker(program).run()
