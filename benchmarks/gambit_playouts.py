@@ -80,7 +80,7 @@ def baseline_rate(playout: Callable[[random.Random], int], games: int) -> tuple[
 
 def compile_game(game: Path) -> Any:
     """The checked program of an example game."""
-    from esochess.gambit.interpreter import compile_source
+    from esochess.gambit.frontend import compile_source
 
     program, errors = compile_source(game.read_text(encoding="utf-8"), str(game))
     if program is None:
@@ -103,8 +103,9 @@ def gambit_rate(game: Path, games: int) -> tuple[float, float]:
 def mcts_first_move_seconds(game: Path, iterations: int) -> tuple[float, float]:
     """(wall, CPU) seconds `mcts:N` needs to choose the first move of a game (seed 0)."""
     from esochess.gambit.game import legal_options
-    from esochess.gambit.machine import Decision, Machine
+    from esochess.gambit.machine import Machine
     from esochess.gambit.players import MctsPlayer, seat_rng
+    from esochess.gambit.results import Decision
 
     m = Machine(compile_game(game), seed=0, players=2)
     d = m.run_until_decision()

@@ -9,7 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from esochess.gambit.cli import main
-from esochess.gambit.interpreter import Program, compile_source
+from esochess.gambit.frontend import compile_source
+from esochess.gambit.program import Program
 
 DECK = """\
 enum Suit { CLUBS, DIAMONDS, HEARTS, SPADES }

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from esochess.gambit.machine import Decision, Illegal, Result
+from esochess.gambit.results import Decision, Illegal, Result
 
 Script = Callable[[tuple[Any, ...]], "Decision | Result | Illegal"]
 

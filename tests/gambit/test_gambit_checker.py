@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from gambit_lang_helpers import DECK, compiled, errors_of
 
-from esochess.gambit.interpreter import compile_source
+from esochess.gambit.frontend import compile_source
 
 VALID = {
     "narrowing with and": DECK + """

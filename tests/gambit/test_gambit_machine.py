@@ -7,14 +7,8 @@ import dataclasses
 import pytest
 from gambit_lang_helpers import compiled
 
-from esochess.gambit.machine import (
-    Committed,
-    Decision,
-    GambitRuntimeError,
-    Illegal,
-    Machine,
-    Result,
-)
+from esochess.gambit.machine import Machine
+from esochess.gambit.results import Committed, Decision, GambitRuntimeError, Illegal, Result
 from esochess.gambit.values import UNSET, Inst
 
 
@@ -337,7 +331,7 @@ main() {
 
 
 def test_forks_report_errors_in_prints_unless_skipping_is_enabled() -> None:
-    import esochess.gambit.interpreter as interpreter
+    import esochess.gambit.compiler.runtime as interpreter
 
     src = """main() {
     x = Player[1] choose [1, 2]

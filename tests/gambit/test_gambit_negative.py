@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from gambit_lang_helpers import gambit
 
-from esochess.gambit.interpreter import compile_source
+from esochess.gambit.frontend import compile_source
 
 NEGATIVE = Path(__file__).parent / "negative"
 CASES = sorted(NEGATIVE.glob("*.gmb"))

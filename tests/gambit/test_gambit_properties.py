@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from esochess.fen import SourceError
-from esochess.gambit.interpreter import compile_source
-from esochess.gambit.machine import Decision, GambitRuntimeError, Machine, Result
+from esochess.gambit.frontend import compile_source
+from esochess.gambit.machine import Machine
+from esochess.gambit.results import Decision, GambitRuntimeError, Result
 
 SOURCES = {
     name: (EXAMPLES / name).read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ from esochess.gambit.game import (
     parse_after,
     parse_key,
 )
-from esochess.gambit.machine import Illegal, Result
+from esochess.gambit.results import Illegal, Result
 
 
 def _keys(machine: ScriptMachine) -> list[object]:
@@ -118,8 +118,8 @@ def test_empty_choose_of_the_next_turn_does_not_make_this_move_illegal() -> None
 
 
 def test_settle_names_the_player_without_a_legal_move() -> None:
-    from esochess.gambit.interpreter import compile_source
-    from esochess.gambit.machine import GambitRuntimeError
+    from esochess.gambit.frontend import compile_source
+    from esochess.gambit.results import GambitRuntimeError
     from esochess.gambit.session import settle
 
     prog, _ = compile_source("main() {\n    illegal\n}\n", "p.gmb")

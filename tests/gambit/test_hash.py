@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from esochess.gambit.frontend import compile_source
 from esochess.gambit.hashing import encode, state_document, state_hash
-from esochess.gambit.interpreter import compile_source
-from esochess.gambit.machine import Decision, Machine
+from esochess.gambit.machine import Machine
+from esochess.gambit.results import Decision
 from esochess.gambit.session import random_playout
 from esochess.gambit.values import UNSET, EnumVal, FuncVal, Inst, StructVal, make_multi
 

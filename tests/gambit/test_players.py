@@ -8,7 +8,6 @@ import pytest
 from gambit_scripted import ScriptMachine, decision, nim, two_step
 
 from esochess.gambit.game import legal_options
-from esochess.gambit.machine import Illegal, Result
 from esochess.gambit.players import (
     HumanPlayer,
     InputEnded,
@@ -20,6 +19,7 @@ from esochess.gambit.players import (
     parse_players,
     seat_rng,
 )
+from esochess.gambit.results import Illegal, Result
 
 
 class FakeTerminal:
@@ -144,7 +144,7 @@ def test_make_controller_kinds() -> None:
 
 def test_mcts_error_in_a_simulation_names_the_option_explored() -> None:
     # §13.2: a run-time error met during AI search gets the "while exploring" line.
-    from esochess.gambit.machine import GambitRuntimeError
+    from esochess.gambit.results import GambitRuntimeError
 
     class Boom(ScriptMachine):
         def run_until_decision(self):  # type: ignore[no-untyped-def]

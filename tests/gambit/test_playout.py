@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from esochess.gambit.interpreter import compile_source
+from esochess.gambit.frontend import compile_source
 from esochess.gambit.session import EXIT_OK, EXIT_RUNTIME, PlayoutStats, playout, random_playout
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gambit"

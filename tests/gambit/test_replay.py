@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from esochess.gambit.interpreter import compile_source
+from esochess.gambit.frontend import compile_source
 from esochess.gambit.players import PlayerSpec
 from esochess.gambit.replay import (
     Record,

@@ -18,7 +18,8 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from esochess.fen import SourceError, files, format_diagnostic
-from esochess.gambit.interpreter import Program, compile_source
+from esochess.gambit.frontend import compile_source
+from esochess.gambit.program import Program
 from esochess.gambit.replay import Record
 
 EXIT_COMPILE = 2

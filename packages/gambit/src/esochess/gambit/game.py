@@ -17,14 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from esochess.fen import source_line_at
-from esochess.gambit.machine import (
-    Committed,
-    Decision,
-    GambitRuntimeError,
-    Illegal,
-    Machine,
-    Result,
-)
+from esochess.gambit.machine import Machine
+from esochess.gambit.results import Committed, Decision, GambitRuntimeError, Illegal, Result
 
 Key = int | tuple[int, ...]
 """An option key: a 1-based option index, or a sorted index tuple for `choose[K]`."""

@@ -2,7 +2,7 @@
 
 This is the run-time API the game layer (sessions, players, look-ahead, MCTS) builds on:
 
-    program = compile_source(text, path)          # esochess.gambit.interpreter
+    program = compile_source(text, path)          # esochess.gambit.frontend
     m = Machine(program, seed=7, players=2, io=my_io)
     out = m.run_until_decision()                  # Decision | Result | Illegal
     while isinstance(out, Decision):
@@ -29,16 +29,41 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-from esochess.fen import Note, SourceError, format_diagnostic
+from esochess.fen import Note
+from esochess.gambit.program import (
+    OP_CALL,
+    OP_CHOOSE,
+    OP_COMMIT,
+    OP_EXEC,
+    OP_ITER,
+    OP_JF,
+    OP_JUMP,
+    OP_NEXT,
+    OP_RET,
+    OP_SET,
+    Code,
+    Frame,
+    Pos,
+    Program,
+    Prop,
+)
+from esochess.gambit.results import (
+    Committed,
+    Decision,
+    GambitIO,
+    GambitRuntimeError,
+    GameEnd,
+    Illegal,
+    IllegalSignal,
+    Result,
+    RunError,
+    _line_of,
+)
 from esochess.gambit.values import UNSET, Inst, display
-
-if TYPE_CHECKING:
-    from esochess.gambit.interpreter import Program, Prop
 
 CALL_DEPTH_LIMIT = 1000
 
@@ -61,17 +86,6 @@ def deep_python_stack() -> Iterator[None]:
     finally:
         sys.setrecursionlimit(old)
 
-# Instruction opcodes (the first element of each instruction tuple).
-OP_EXEC = 0  # (op, f): evaluate f for its effects
-OP_SET = 1  # (op, slot, f): locals[slot] = f()
-OP_JUMP = 2  # (op, target)
-OP_JF = 3  # (op, f, target): jump when f() is false
-OP_ITER = 4  # (op, f, slot): locals[slot] = (snapshot, 0)
-OP_NEXT = 5  # (op, slot, var, target): next element into var, or jump when done
-OP_RET = 6  # (op, f | None): return f() (or no value)
-OP_CALL = 7  # (op, resolve, dest, pos): resolve() -> (code, args); push a frame
-OP_CHOOSE = 8  # (op, spec, dest, pos, secret): pause at a decision
-OP_COMMIT = 9  # (op, pos): end the turn; pauses when `pause_at_commit` is set
 
 # Every game state gets a version number unique across all machines: a fork shares its
 # parent's version until either of them changes the state, so pure results cached under a
@@ -79,197 +93,6 @@ OP_COMMIT = 9  # (op, pos): end the turn; pauses when `pause_at_commit` is set
 _VERSIONS = itertools.count(1)
 _MISSING = object()
 MEMO_LIMIT = 200_000
-
-Pos = tuple[int, int]
-Evaluator = Callable[["Machine", list[Any]], Any]
-
-
-class GambitIO(Protocol):
-    """The console side of a real execution, supplied by cli.py or the game layer."""
-
-    def output(self, text: str) -> None:
-        """Write one line of program output (`print`), without its newline."""
-
-    def trace(self, line: int, col: int, event: str) -> None:
-        """Report one engine event of §11.7 (write, create, call dispatch, chance)."""
-
-
-@dataclass
-class GambitRuntimeError(SourceError):
-    """A run-time error (§13.2): a `SourceError` plus indented `called from` lines.
-
-    `trace_lines` are rendered after the caret line exactly as given (each already
-    starts with two spaces); the game layer may append a `while exploring …` line with
-    `dataclasses.replace`. `exit_code` is 1 (4 is used for end of human input).
-    """
-
-    trace_lines: tuple[str, ...] = field(default=())
-    exit_code: int = 1
-
-    def render(self, source: str | None = None) -> str:
-        """The full diagnostic text (no trailing newline)."""
-        return "\n".join([format_diagnostic(self, source), *self.trace_lines])
-
-
-class RunError(Exception):
-    """Raised by compiled code: a run-time error at a source position."""
-
-    def __init__(self, pos: Pos, message: str) -> None:
-        super().__init__(message)
-        self.pos = pos
-        self.message = message
-        # (callee name, call position) of the synchronous calls it left, innermost first.
-        self.trail: list[tuple[str, Pos]] = []
-        # Related places, rendered as `FILE:LINE:COL: note: …` lines.
-        self.notes: list[tuple[Pos, str]] = []
-
-
-class GameEnd(Exception):
-    """Raised by `wins`/`loses`/`draw`: the game ends from any call depth (§10.6)."""
-
-    def __init__(self, result: Result) -> None:
-        super().__init__(result.line)
-        self.result = result
-
-
-class IllegalSignal(Exception):
-    """Raised by `illegal` (or an empty `choose`): the current option is not legal."""
-
-    def __init__(self, pos: Pos, seat: int | None = None, new_turn: bool = False) -> None:
-        super().__init__("illegal")
-        self.pos = pos
-        self.seat = seat
-        self.new_turn = new_turn
-
-
-@dataclass(frozen=True)
-class Decision:
-    """A pending `choose` (§10.2).
-
-    `options` is the full option list (duplicates kept); `labels` their display forms;
-    `k` is None for a plain choose, K for `choose[K]`; `new_turn` is True when a
-    `commit` ran since the previous decision (seat changes are the caller's to see).
-    """
-
-    seat: int
-    options: tuple[Any, ...]
-    labels: Sequence[str]
-    k: int | None
-    secret: bool
-    prompt: str | None
-    line: int
-    col: int
-    new_turn: bool
-
-
-@dataclass(frozen=True)
-class Result:
-    """The end of the game (§10.6): winners/losers by seat, or a draw, or no result.
-
-    `line`/`col` locate the ending statement (None when `main` returned or the decision
-    limit was reached).
-    """
-
-    seats: int
-    winners: tuple[int, ...] = ()
-    draw: bool = False
-    line_no: int | None = None
-    col: int | None = None
-
-    @property
-    def no_result(self) -> bool:
-        """True when main returned (nobody won and it was no draw, §10.6)."""
-        return not self.draw and not self.winners and self.line_no is None
-
-    @property
-    def line(self) -> str:
-        """The result line printed by the engine."""
-        if self.draw:
-            return "Draw"
-        if self.winners:
-            if len(self.winners) == 1:
-                return f"Player {self.winners[0]} wins"
-            return "Players " + ", ".join(str(w) for w in self.winners) + " win"
-        if self.line_no is None:
-            return "No result"
-        return "Player 1 loses" if self.seats == 1 else "Nobody wins"
-
-    def scores(self) -> tuple[float, ...]:
-        """Per-seat reward for AI players: win 1, draw 0.5, loss 0, no result 0.5."""
-        if self.draw or self.no_result:
-            return tuple(0.5 for _ in range(self.seats))
-        return tuple(1.0 if s in self.winners else 0.0 for s in range(1, self.seats + 1))
-
-
-@dataclass(frozen=True)
-class Committed:
-    """A `commit` ran after the game's first decision (only with `pause_at_commit`).
-
-    The machine is paused just after the `commit`; `run_until_decision` continues.
-    """
-
-    line: int
-    col: int
-
-
-@dataclass(frozen=True)
-class Illegal:
-    """`illegal` ran (or a `choose` had no options) at `line`:`col` (§10.4).
-
-    For an empty `choose`, `seat` is its deciding player and `new_turn` tells whether a
-    `commit` ran since the previous decision; for the `illegal` statement seat is None.
-    """
-
-    line: int
-    col: int
-    seat: int | None = None
-    new_turn: bool = False
-
-
-class Code:
-    """A compiled body: statement instructions, their local slot count and its name."""
-
-    __slots__ = ("name", "kind", "instrs", "nlocals", "where", "simple", "pure", "static")
-
-    def __init__(self, name: str, kind: str, nlocals: int = 0) -> None:
-        self.name = name
-        self.kind = kind
-        self.instrs: list[tuple[Any, ...]] = []
-        self.nlocals = nlocals
-        # Set for bodies that are a single `return expr`: the expression's closure.
-        self.simple: Evaluator | None = None
-        # Traits are re-read often at one state version (selectors, loops); they are
-        # pure (§8), so their values are memoised per version. Measured: memoising every
-        # function call costs more in misses than it saves on tic-tac-toe.
-        self.pure = kind == "trait"
-        # Functions that read only fixed data and instance lists depend on their
-        # arguments and the set of instances alone: memoised per instance version.
-        self.static = False
-        # How `called from` lines name this body: `main`, `f`, `trait name`.
-        self.where = name
-
-
-class Frame:
-    """One active Gambit call: its code, next instruction, locals and return slot."""
-
-    __slots__ = ("code", "pc", "locals", "dest", "call_pos")
-
-    def __init__(self, code: Code, args: Sequence[Any], dest: int, call_pos: Pos | None) -> None:
-        self.code = code
-        self.pc = 0
-        self.locals: list[Any] = list(args) + [None] * (code.nlocals - len(args))
-        self.dest = dest
-        self.call_pos = call_pos
-
-    def copy(self) -> Frame:
-        """An independent copy (values are immutable, so a shallow copy suffices)."""
-        f = Frame.__new__(Frame)
-        f.code = self.code
-        f.pc = self.pc
-        f.locals = list(self.locals)
-        f.dest = self.dest
-        f.call_pos = self.call_pos
-        return f
 
 
 class Machine:
@@ -781,8 +604,3 @@ class Labels(Sequence[str]):
 
     def __repr__(self) -> str:
         return repr(self._all())
-
-
-def _line_of(source: str, line: int) -> str | None:
-    lines = source.splitlines()
-    return lines[line - 1] if 1 <= line <= len(lines) else None

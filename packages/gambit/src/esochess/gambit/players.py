@@ -26,7 +26,8 @@ from esochess.gambit.game import (
     parse_key,
     random_legal_option,
 )
-from esochess.gambit.machine import Decision, GambitRuntimeError, Machine, Result
+from esochess.gambit.machine import Machine
+from esochess.gambit.results import Decision, GambitRuntimeError, Result
 
 DEFAULT_MCTS_ITERATIONS = 1000
 SIMULATION_DECISION_LIMIT = 10_000

@@ -26,7 +26,7 @@ from esochess.gambit.game import (
     option_lines,
 )
 from esochess.gambit.hashing import state_hash
-from esochess.gambit.machine import Decision, GambitRuntimeError, Illegal, Machine, Result
+from esochess.gambit.machine import Machine
 from esochess.gambit.players import (
     SIMULATION_DECISION_LIMIT,
     Controller,
@@ -36,9 +36,10 @@ from esochess.gambit.players import (
     seat_rng,
 )
 from esochess.gambit.replay import Record, ReplayDiverged, ReplaySource
+from esochess.gambit.results import Decision, GambitRuntimeError, Illegal, Result
 
 if TYPE_CHECKING:
-    from esochess.gambit.interpreter import Program
+    from esochess.gambit.program import Program
 
 EXIT_OK = 0
 EXIT_RUNTIME = 1
