@@ -6,13 +6,14 @@ import pytest
 
 from esochess.fen import SourceError
 from esochess.gambit import ast as A
+from esochess.gambit import declarations as D
 from esochess.gambit.parser import parse
 
 
 def main_body(stmts: str, decls: str = "") -> tuple[A.Stmt, ...]:
     """Parse `stmts` inside main and return main's statements."""
     prog = parse(decls + "main() {\n" + stmts + "\n}\n", "t.gmb")
-    main = [d for d in prog.decls if isinstance(d, A.FuncDecl) and d.name == "main"][0]
+    main = [d for d in prog.decls if isinstance(d, D.FuncDecl) and d.name == "main"][0]
     assert isinstance(main.body, A.Block)
     return main.body.stmts
 
@@ -94,12 +95,12 @@ def test_declarations() -> None:
     assert kinds == ["PlayersDecl", "EnumDecl", "StructDecl", "EntityDecl", "PropertyDecl",
                      "PropertyDecl", "FuncDecl", "FuncDecl"]  # fmt: skip
     players = prog.decls[0]
-    assert isinstance(players, A.PlayersDecl) and (players.low, players.high) == (2, 4)
+    assert isinstance(players, D.PlayersDecl) and (players.low, players.high) == (2, 4)
     hand = prog.decls[4]
-    assert isinstance(hand, A.PropertyDecl) and isinstance(hand.type, A.TList)
+    assert isinstance(hand, D.PropertyDecl) and isinstance(hand.type, A.TList)
     assert [i.name for i in hand.items] == ["Player", "hand"]
     f = prog.decls[6]
-    assert isinstance(f, A.FuncDecl) and f.pure and f.params[1].name is None
+    assert isinstance(f, D.FuncDecl) and f.pure and f.params[1].name is None
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Generic, TypeAlias, TypeVar
 
 from esochess.fen import SourceError
 from esochess.gambit import ast as A
+from esochess.gambit import declarations as D
 from esochess.gambit import types as T
 from esochess.gambit.resolver import FuncInfo, NotationInfo, PropInfo, Symbols
 from esochess.gambit.values import EnumVal, FuncVal, Inst, StructVal
@@ -225,7 +226,7 @@ class CompiledNotation:
 
 
 Body: TypeAlias = (
-    "A.FuncDecl | A.PropertyDecl | A.NotationDecl | A.Expr"
+    "D.FuncDecl | D.PropertyDecl | D.NotationDecl | A.Expr"
 )
 
 
@@ -249,7 +250,7 @@ class Analysis:
     # Patterns and selectors.
     pattern_types: NodeTable[A.PType, T.Type] = field(default_factory=NodeTable)
     entry_props: NodeTable[A.Entry, PropInfo] = field(default_factory=NodeTable)
-    notations: NodeTable[A.NotationDecl, CompiledNotation] = field(default_factory=NodeTable)
+    notations: NodeTable[D.NotationDecl, CompiledNotation] = field(default_factory=NodeTable)
     # Frame sizes of every body (functions, traits, defaults, notations).
     nlocals: NodeTable[Body, int] = field(default_factory=NodeTable)
     # Call graph by body name, and the bodies that pause or call through values.

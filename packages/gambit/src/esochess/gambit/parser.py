@@ -13,6 +13,7 @@ from lark import Token, Transformer
 
 from esochess.fen import SourceError
 from esochess.gambit import ast as A
+from esochess.gambit import declarations as D
 from esochess.gambit import spans
 from esochess.gambit.lexer import GambitLexer, Raw, tokenize
 
@@ -88,59 +89,59 @@ class _Build(Transformer[Token, Any]):
     def start(self, c: list[Any]) -> list[Any]:
         return [x for x in c if not isinstance(x, Token)]
 
-    def players_decl(self, c: list[Token]) -> A.PlayersDecl:
+    def players_decl(self, c: list[Token]) -> D.PlayersDecl:
         low = int(c[1])
         high = int(c[3]) if len(c) > 2 else low
-        return A.PlayersDecl(_pos(c[0]), low, high)
+        return D.PlayersDecl(_pos(c[0]), low, high)
 
-    def entity_decl(self, c: list[Token]) -> A.EntityDecl:
-        return A.EntityDecl(_pos(c[0]), str(c[1]))
+    def entity_decl(self, c: list[Token]) -> D.EntityDecl:
+        return D.EntityDecl(_pos(c[0]), str(c[1]))
 
     def enum_member(self, c: list[Token]) -> tuple[str, A.Pos]:
         return (str(c[0]), _pos(c[0]))
 
-    def enum_decl(self, c: list[Any]) -> A.EnumDecl:
+    def enum_decl(self, c: list[Any]) -> D.EnumDecl:
         members = tuple(x for x in c[3:] if isinstance(x, tuple))
-        return A.EnumDecl(_pos(c[0]), str(c[1]), members)
+        return D.EnumDecl(_pos(c[0]), str(c[1]), members)
 
-    def member(self, c: list[Any]) -> A.StructMember:
+    def member(self, c: list[Any]) -> D.StructMember:
         c = [x for x in c if not (isinstance(x, Token) and x.type == "DECL")]
         t, name = c[0], c[1]
         default = c[3] if len(c) > 3 else None
-        return A.StructMember(_type_pos(t), t, str(name), default)
+        return D.StructMember(_type_pos(t), t, str(name), default)
 
-    def struct_decl(self, c: list[Any]) -> A.StructDecl:
-        members = tuple(x for x in c if isinstance(x, A.StructMember))
-        return A.StructDecl(_pos(c[0]), str(c[1]), members)
+    def struct_decl(self, c: list[Any]) -> D.StructDecl:
+        members = tuple(x for x in c if isinstance(x, D.StructMember))
+        return D.StructDecl(_pos(c[0]), str(c[1]), members)
 
-    def prop_item(self, c: list[Token]) -> A.PropItem:
-        return A.PropItem(_pos(c[0]), str(c[0]), c[0].type == "ENTITY_NAME")
+    def prop_item(self, c: list[Token]) -> D.PropItem:
+        return D.PropItem(_pos(c[0]), str(c[0]), c[0].type == "ENTITY_NAME")
 
-    def prop_items(self, c: list[Any]) -> tuple[A.PropItem, ...]:
-        return tuple(x for x in c if isinstance(x, A.PropItem))
+    def prop_items(self, c: list[Any]) -> tuple[D.PropItem, ...]:
+        return tuple(x for x in c if isinstance(x, D.PropItem))
 
-    def _prop(self, kind: str, c: list[Any]) -> A.PropertyDecl:
+    def _prop(self, kind: str, c: list[Any]) -> D.PropertyDecl:
         default = c[4] if len(c) > 4 else None
-        return A.PropertyDecl(_pos(c[0]), kind, c[1], c[2], default, None)
+        return D.PropertyDecl(_pos(c[0]), kind, c[1], c[2], default, None)
 
-    def fixed_decl(self, c: list[Any]) -> A.PropertyDecl:
+    def fixed_decl(self, c: list[Any]) -> D.PropertyDecl:
         return self._prop("fixed", c)
 
-    def state_decl(self, c: list[Any]) -> A.PropertyDecl:
+    def state_decl(self, c: list[Any]) -> D.PropertyDecl:
         return self._prop("state", c)
 
-    def trait_expr_decl(self, c: list[Any]) -> A.PropertyDecl:
+    def trait_expr_decl(self, c: list[Any]) -> D.PropertyDecl:
         return self._prop("trait", c)
 
-    def trait_block_decl(self, c: list[Any]) -> A.PropertyDecl:
-        return A.PropertyDecl(_pos(c[0]), "trait", c[1], c[2], None, c[3])
+    def trait_block_decl(self, c: list[Any]) -> D.PropertyDecl:
+        return D.PropertyDecl(_pos(c[0]), "trait", c[1], c[2], None, c[3])
 
-    def params(self, c: list[Any]) -> tuple[A.Param, ...]:
-        return tuple(x for x in c if isinstance(x, A.Param))
+    def params(self, c: list[Any]) -> tuple[D.Param, ...]:
+        return tuple(x for x in c if isinstance(x, D.Param))
 
-    def param(self, c: list[Any]) -> A.Param:
+    def param(self, c: list[Any]) -> D.Param:
         name = str(c[1]) if len(c) > 1 else None
-        return A.Param(_type_pos(c[0]), c[0], name)
+        return D.Param(_type_pos(c[0]), c[0], name)
 
     def ret_type(self, c: list[Any]) -> Any:
         return c[1] if c else None
@@ -154,11 +155,11 @@ class _Build(Transformer[Token, Any]):
     def body(self, c: list[Any]) -> Any:
         return c[0]
 
-    def function_decl(self, c: list[Any]) -> A.FuncDecl:
-        return A.FuncDecl(_pos(c[0]), str(c[1]), True, c[3], c[5], c[6], _pos(c[1]), _end(c[4]))
+    def function_decl(self, c: list[Any]) -> D.FuncDecl:
+        return D.FuncDecl(_pos(c[0]), str(c[1]), True, c[3], c[5], c[6], _pos(c[1]), _end(c[4]))
 
-    def procedure_decl(self, c: list[Any]) -> A.FuncDecl:
-        return A.FuncDecl(_pos(c[0]), str(c[0]), False, c[2], c[4], c[5], _pos(c[0]), _end(c[3]))
+    def procedure_decl(self, c: list[Any]) -> D.FuncDecl:
+        return D.FuncDecl(_pos(c[0]), str(c[0]), False, c[2], c[4], c[5], _pos(c[0]), _end(c[3]))
 
     def tname(self, c: list[Token]) -> Token:
         return c[0]
@@ -167,9 +168,9 @@ class _Build(Transformer[Token, Any]):
         tok = c[0]
         return (str(tok) if tok.type == "IDENT" else None, _pos(tok))
 
-    def notation_decl(self, c: list[Any]) -> A.NotationDecl:
+    def notation_decl(self, c: list[Any]) -> D.NotationDecl:
         names = tuple(x for x in c[4:-1] if isinstance(x, tuple))
-        return A.NotationDecl(
+        return D.NotationDecl(
             _pos(c[0]), str(c[1]), _pos(c[1]), str(c[2]).rstrip(" \t"), _pos(c[2]), names, c[-1]
         )
 
@@ -545,7 +546,7 @@ def _message_for(tok: Token | None, expected: list[str], found: str) -> str:
     return f"expected {what}, found {found}"
 
 
-def parse(source: str, path: str) -> A.Program:
+def parse(source: str, path: str) -> D.Program:
     """Parse a whole file; raises `SourceError` for the first lexical or syntax error."""
     toks: list[Raw] = tokenize(source, path)
     text = source.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
@@ -571,7 +572,7 @@ def parse(source: str, path: str) -> A.Program:
         if isinstance(exc.orig_exc, SourceError):
             raise exc.orig_exc.with_source(text) from None
         raise
-    return A.Program(path, text, tuple(decls))
+    return D.Program(path, text, tuple(decls))
 
 
 def _after_choose(toks: list[Raw], exc: lark.exceptions.UnexpectedInput) -> Raw | None:

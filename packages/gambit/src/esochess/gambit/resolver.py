@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from esochess.fen import Note, SourceError
 from esochess.gambit import ast as A
 from esochess.gambit import builtins as B
+from esochess.gambit import declarations as D
 from esochess.gambit import types as T
 from esochess.gambit.spans import span_text
 from esochess.gambit.values import EnumVal
@@ -28,7 +29,7 @@ class PropInfo:
     type: T.Type
     params: tuple[str, ...]
     binders: tuple[str | None, ...]
-    decl: A.PropertyDecl
+    decl: D.PropertyDecl
 
 
 @dataclass
@@ -36,7 +37,7 @@ class FuncInfo:
     """One overload: its declaration, parameter types and declared return type."""
 
     name: str
-    decl: A.FuncDecl
+    decl: D.FuncDecl
     pure: bool
     params: list[T.Type]
     param_names: list[str | None]
@@ -50,7 +51,7 @@ class EnumInfo:
     """An enum: its members in order, as run-time values."""
 
     name: str
-    decl: A.EnumDecl
+    decl: D.EnumDecl
     values: dict[str, EnumVal] = field(default_factory=dict)
 
 
@@ -59,7 +60,7 @@ class StructInfo:
     """A struct: members (name, type, default) in declaration order."""
 
     name: str
-    decl: A.StructDecl
+    decl: D.StructDecl
     members: list[tuple[str, T.Type, A.Expr | None, A.Pos]] = field(default_factory=list)
 
 
@@ -71,7 +72,7 @@ class NotationInfo:
     type_name: str
     regex: str
     names: list[str | None]
-    decl: A.NotationDecl
+    decl: D.NotationDecl
     groups: int = 0
 
 
@@ -176,13 +177,13 @@ def selector_text(sym: Symbols, sel: A.Selector) -> str:
     return text if text is not None else sel.entity + "<…>"
 
 
-def collect(program: A.Program) -> Symbols:
+def collect(program: D.Program) -> Symbols:
     """Build the symbol tables of a program and report declaration errors."""
     sym = Symbols(program.path, program.source)
     type_pos: dict[str, A.Pos] = {}
-    players_seen: A.PlayersDecl | None = None
+    players_seen: D.PlayersDecl | None = None
     for d in program.decls:
-        if isinstance(d, A.EntityDecl):
+        if isinstance(d, D.EntityDecl):
             if d.name == "Player":
                 continue
             if d.name in type_pos:
@@ -191,7 +192,7 @@ def collect(program: A.Program) -> Symbols:
                 continue
             type_pos[d.name] = d.pos
             sym.entities.append(d.name)
-        elif isinstance(d, A.EnumDecl):
+        elif isinstance(d, D.EnumDecl):
             if d.name in type_pos or d.name in T.ALIASES:
                 sym.err(d.pos, f"duplicate declaration of '{d.name}'")
                 continue
@@ -204,13 +205,13 @@ def collect(program: A.Program) -> Symbols:
                 info.values[m] = EnumVal(d.name, m, k)
                 sym.members.setdefault(m, []).append(info)
             sym.enums[d.name] = info
-        elif isinstance(d, A.StructDecl):
+        elif isinstance(d, D.StructDecl):
             if d.name in type_pos or d.name in T.ALIASES:
                 sym.err(d.pos, f"duplicate declaration of '{d.name}'")
                 continue
             type_pos[d.name] = d.pos
             sym.structs[d.name] = StructInfo(d.name, d)
-        elif isinstance(d, A.PlayersDecl):
+        elif isinstance(d, D.PlayersDecl):
             if players_seen is not None:
                 sym.err(d.pos, "duplicate 'players' declaration",
                         (sym.note(players_seen.pos, "first declared here"),))  # fmt: skip
@@ -227,11 +228,11 @@ def collect(program: A.Program) -> Symbols:
             seen.add(mem.name)
             st.members.append((mem.name, resolve_type(sym, mem.type), mem.default, mem.pos))
     for d in program.decls:
-        if isinstance(d, A.PropertyDecl):
+        if isinstance(d, D.PropertyDecl):
             _property(sym, d)
     _builtin_number(sym)
     for d in program.decls:
-        if isinstance(d, A.FuncDecl):
+        if isinstance(d, D.FuncDecl):
             _function(sym, d)
     _collisions(sym)
     mains = sym.funcs.get("main", [])
@@ -249,13 +250,13 @@ def collect(program: A.Program) -> Symbols:
 
 
 def _builtin_number(sym: Symbols) -> None:
-    decl = A.PropertyDecl((0, 0), "fixed", A.TName((0, 0), "int"), (), None, None)
+    decl = D.PropertyDecl((0, 0), "fixed", A.TName((0, 0), "int"), (), None, None)
     sym.props.insert(0, PropInfo(0, PLAYER_NUMBER, "fixed", T.INT, ("Player",), (None,), decl))
     for k, p in enumerate(sym.props):
         p.pid = k
 
 
-def _property(sym: Symbols, d: A.PropertyDecl) -> None:
+def _property(sym: Symbols, d: D.PropertyDecl) -> None:
     ents = [it for it in d.items if it.is_entity]
     ns = [(k, it) for k, it in enumerate(d.items) if not it.is_entity]
     for it in d.items:
@@ -301,7 +302,7 @@ def _property(sym: Symbols, d: A.PropertyDecl) -> None:
                               tuple(binders), d))  # fmt: skip
 
 
-def _function(sym: Symbols, d: A.FuncDecl) -> None:
+def _function(sym: Symbols, d: D.FuncDecl) -> None:
     if d.name in B.NAMES:
         sym.err(d.pos, f"'{d.name}' is a built-in and cannot be redeclared")
         return

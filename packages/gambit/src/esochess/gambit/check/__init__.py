@@ -7,7 +7,7 @@ tables keyed by node that the compiler needs.
 
 from __future__ import annotations
 
-from esochess.gambit import ast as A
+from esochess.gambit import declarations as D
 from esochess.gambit.analysis import Analysis
 from esochess.gambit.check.common import signature
 from esochess.gambit.check.program import ProgramChecker
@@ -16,6 +16,6 @@ from esochess.gambit.check.purity import static_function_names, static_node
 __all__ = ["check", "signature", "static_function_names", "static_node"]
 
 
-def check(program: A.Program) -> Analysis:
+def check(program: D.Program) -> Analysis:
     """Check a parsed program; errors and warnings are in the result."""
     return ProgramChecker(program).run()

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from esochess.fen import Note
 from esochess.gambit import ast as A
+from esochess.gambit import declarations as D
 from esochess.gambit import types as T
 from esochess.gambit.analysis import (
     Analysis,
@@ -70,7 +71,7 @@ class RecursiveInference(Exception):
 class ProgramLike(Protocol):
     """The program checker as the body rules see it."""
 
-    program: A.Program
+    program: D.Program
     sym: Symbols
     out: Analysis
     ret_state: dict[int, str]

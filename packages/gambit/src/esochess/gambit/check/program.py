@@ -8,6 +8,7 @@ from typing import Any
 
 from esochess.fen import Note, SourceError
 from esochess.gambit import ast as A
+from esochess.gambit import declarations as D
 from esochess.gambit import types as T
 from esochess.gambit.analysis import (
     Analysis,
@@ -47,7 +48,7 @@ from esochess.gambit.values import EnumVal, make_multi
 class ProgramChecker:
     """Checks all bodies and overload sets of a program."""
 
-    def __init__(self, program: A.Program) -> None:
+    def __init__(self, program: D.Program) -> None:
         self.program = program
         self.sym = collect(program)
         self.out = Analysis(self.sym)
@@ -381,7 +382,7 @@ class ProgramChecker:
     def notations(self) -> None:
         """Compile every notation regex, check its arity, then check the bodies."""
         for d in self.program.decls:
-            if not isinstance(d, A.NotationDecl):
+            if not isinstance(d, D.NotationDecl):
                 continue
             t: T.Type
             if d.type_name in self.sym.structs:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from esochess.gambit import ast as A
+from esochess.gambit import declarations as D
 from esochess.gambit import types as T
 from esochess.gambit.analysis import (
     Analysis,
@@ -51,7 +52,7 @@ from esochess.gambit.values import (
 class CompilerCore:
     """The core of the compiler: codes, properties, overload sets, notations and the build."""
 
-    def __init__(self, tree: A.Program, checked: Analysis) -> None:
+    def __init__(self, tree: D.Program, checked: Analysis) -> None:
         self.tree = tree
         self.ck = checked
         self.sym: Symbols = checked.sym
@@ -295,6 +296,6 @@ class CompilerCore:
 class Compiler(StatementRules, LoweringRules, ExpressionRules, CallRules, OperatorRules, PatternRules, CompilerCore):
     """Builds the run-time `Program` from a checked AST."""
 
-    def __init__(self, tree: A.Program, checked: Analysis) -> None:
+    def __init__(self, tree: D.Program, checked: Analysis) -> None:
         super().__init__(tree, checked)
         self.pausing = self.pausing_procs()

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from esochess.gambit import ast as A
+from esochess.gambit import declarations as D
 from esochess.gambit import types as T
 from esochess.gambit.analysis import (
     Analysis,
@@ -25,7 +26,7 @@ from esochess.gambit.resolver import FuncInfo, PropInfo, Symbols
 class CompilerLike(Protocol):
     """The compiler as its rule modules see it."""
 
-    tree: A.Program
+    tree: D.Program
     ck: Analysis
     sym: Symbols
     an: Analysis
