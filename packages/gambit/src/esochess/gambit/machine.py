@@ -29,11 +29,11 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from esochess.fen import Note
+from esochess.gambit.limits import CALL_DEPTH_LIMIT, PYTHON_RECURSION_LIMIT, deep_python_stack
 from esochess.gambit.program import (
     OP_CALL,
     OP_CHOOSE,
@@ -64,28 +64,6 @@ from esochess.gambit.results import (
     _line_of,
 )
 from esochess.gambit.values import UNSET, Inst, display
-
-CALL_DEPTH_LIMIT = 1000
-
-# Pure calls nest in Python frames, and the Gambit depth limit (§11.8) must trigger before
-# Python's: the limit is raised while the machine runs, and restored afterwards (other code
-# in the same process may rely on the default).
-PYTHON_RECURSION_LIMIT = 20000
-
-
-@contextmanager
-def deep_python_stack() -> Iterator[None]:
-    """Raise Python's recursion limit for the duration of a machine run."""
-    old = sys.getrecursionlimit()
-    if old >= PYTHON_RECURSION_LIMIT:
-        yield
-        return
-    sys.setrecursionlimit(PYTHON_RECURSION_LIMIT)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
-
 
 # Every game state gets a version number unique across all machines: a fork shares its
 # parent's version until either of them changes the state, so pure results cached under a

@@ -8,7 +8,8 @@ from typing import Any
 
 from esochess.gambit import ast as A
 from esochess.gambit import types as T
-from esochess.gambit.machine import CALL_DEPTH_LIMIT, Machine
+from esochess.gambit.limits import CALL_DEPTH_LIMIT
+from esochess.gambit.machine import Machine
 from esochess.gambit.program import (
     Code,
     Ev,

@@ -1,0 +1,29 @@
+"""The resource limits of a run, in one place: how deep Gambit calls may nest and how
+much Python stack the machine may use while it runs them."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+CALL_DEPTH_LIMIT = 1000
+
+# Pure calls nest in Python frames, and the Gambit depth limit (§11.8) must trigger before
+# Python's: the limit is raised while the machine runs, and restored afterwards (other code
+# in the same process may rely on the default).
+PYTHON_RECURSION_LIMIT = 20000
+
+
+@contextmanager
+def deep_python_stack() -> Iterator[None]:
+    """Raise Python's recursion limit for the duration of a machine run."""
+    old = sys.getrecursionlimit()
+    if old >= PYTHON_RECURSION_LIMIT:
+        yield
+        return
+    sys.setrecursionlimit(PYTHON_RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
