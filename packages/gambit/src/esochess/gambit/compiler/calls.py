@@ -23,6 +23,7 @@ from esochess.gambit.compiler.common import (
 )
 from esochess.gambit.compiler.context import CompilerLike
 from esochess.gambit.compiler.runtime import (
+    call_known,
     const,
     dispatch,
     memo_call,
@@ -74,14 +75,14 @@ class CallRules:
                     for i, t in tests:
                         if not t(m, vals[i]):
                             dispatch(m, name, group, vals, pos, strict=False)
-                    return m.call(code, vals, pos)
+                    return call_known(m, code, vals, pos)
 
                 return tested
         resolve = self.call_resolver(e)
 
         def sync(m: Machine, L: list[Any]) -> Any:
             code, args = resolve(m, L)
-            return m.call(code, args, pos)
+            return call_known(m, code, args, pos)
 
         return sync
 

@@ -155,82 +155,47 @@ def iterable(v: Any) -> tuple[Any, ...]:
     return tuple(multi_members(v))
 
 
-def memo_call(code: Code, argfs: list[Ev], pos: A.Pos) -> Ev:
-    """A call of one known body: `Machine.call`, with its memo lookup done here first.
+def call_known(m: Machine, code: Code, vals: list[Any], pos: A.Pos) -> Any:
+    """The one call fast path: `Machine.call` with its memo lookup and arrow-body path
+    done here, without a Python call into the machine when they apply.
 
-    A memoised result is found without the cost of a Python call into the machine; the
-    test is exactly the one of `Machine.call` (same key, same depth rule, same `peak`).
+    The memo test is exactly the one of `Machine.call` (same key, same depth rule, same
+    `peak`); everything else (frames, the depth error, memo stores) is left to it.
     """
+    if (code.pure or code.static) and not m.tracing:
+        hit = m.program.memo.get((code, tuple(vals), m.inst_version if code.static else m.version))
+        if hit is not None:
+            level = m.depth + len(m.frames) + hit[1]
+            if level < CALL_DEPTH_LIMIT:
+                if level > m.peak:
+                    m.peak = level
+                return hit[0]
+        return m.call(code, vals, pos)
+    simple = code.simple
+    level = m.depth + len(m.frames)
+    if simple is None or level >= CALL_DEPTH_LIMIT or m.tracing:
+        return m.call(code, vals, pos)
+    # Machine.call's arrow-body path, inlined (same depth, peak and trail).
+    if level > m.peak:
+        m.peak = level
+    if code.nlocals > len(vals):
+        vals += [None] * (code.nlocals - len(vals))
+    m.depth += 1
+    try:
+        return simple(m, vals)
+    except RunError as err:
+        err.trail.append((code.where, pos))
+        raise
+    finally:
+        m.depth -= 1
+
+
+def memo_call(code: Code, argfs: list[Ev], pos: A.Pos) -> Ev:
+    """A closure calling one known body through `call_known`."""
     if len(argfs) == 1:
         a0 = argfs[0]
-
-        def call1(m: Machine, L: list[Any]) -> Any:
-            v = a0(m, L)
-            if (code.pure or code.static) and not m.tracing:
-                hit = m.program.memo.get(
-                    (code, (v,), m.inst_version if code.static else m.version)
-                )
-                if hit is not None:
-                    level = m.depth + len(m.frames) + hit[1]
-                    if level < CALL_DEPTH_LIMIT:
-                        if level > m.peak:
-                            m.peak = level
-                        return hit[0]
-                return m.call(code, [v], pos)
-            simple = code.simple
-            level = m.depth + len(m.frames)
-            if simple is None or level >= CALL_DEPTH_LIMIT or m.tracing:
-                return m.call(code, [v], pos)
-            # Machine.call's arrow-body path, inlined (same depth, peak and trail).
-            if level > m.peak:
-                m.peak = level
-            local = [v]
-            if code.nlocals > len(local):
-                local += [None] * (code.nlocals - len(local))
-            m.depth += 1
-            try:
-                return simple(m, local)
-            except RunError as err:
-                err.trail.append((code.where, pos))
-                raise
-            finally:
-                m.depth -= 1
-
-        return call1
-
-    def call(m: Machine, L: list[Any]) -> Any:
-        vals = [a(m, L) for a in argfs]
-        if (code.pure or code.static) and not m.tracing:
-            hit = m.program.memo.get(
-                (code, tuple(vals), m.inst_version if code.static else m.version)
-            )
-            if hit is not None:
-                level = m.depth + len(m.frames) + hit[1]
-                if level < CALL_DEPTH_LIMIT:
-                    if level > m.peak:
-                        m.peak = level
-                    return hit[0]
-            return m.call(code, vals, pos)
-        simple = code.simple
-        level = m.depth + len(m.frames)
-        if simple is None or level >= CALL_DEPTH_LIMIT or m.tracing:
-            return m.call(code, vals, pos)
-        # Machine.call's arrow-body path, inlined (same depth, peak and trail).
-        if level > m.peak:
-            m.peak = level
-        local = vals
-        if code.nlocals > len(local):
-            local += [None] * (code.nlocals - len(local))
-        m.depth += 1
-        try:
-            return simple(m, local)
-        except RunError as err:
-            err.trail.append((code.where, pos))
-            raise
-        finally:
-            m.depth -= 1
-
-    return call
+        return lambda m, L: call_known(m, code, [a0(m, L)], pos)
+    return lambda m, L: call_known(m, code, [a(m, L) for a in argfs], pos)
 
 
 def const(v: Any) -> Ev:
