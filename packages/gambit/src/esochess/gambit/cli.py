@@ -122,7 +122,7 @@ def check(file: str) -> None:
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of the chance RNG.")
 @click.option("--record", "record_path", metavar="F", help="Write the game's record file to F.")
 @click.option("--replay", "replay_path", metavar="F", help="Replay the record file F.")
-@click.option("--input", "input_file", type=click.File("r"), help="Read human input from a file.")
+@click.option("--input", "input_file", type=click.File("rb"), help="Read human input from a file.")
 @click.option("--trace", is_flag=True, help="Trace the real execution on stderr.")
 @click.option("--quiet", is_flag=True, help="No AI or replay echo lines.")
 @click.option("--hash", "show_hash", is_flag=True, help="Print the final state hash.")
@@ -163,7 +163,7 @@ def run(
         specs = specs * seats
     if seed is None:
         seed = secrets.randbits(32)
-    inp = input_file if input_file is not None else sys.stdin
+    inp = input_file if input_file is not None else sys.stdin.buffer
     echo = not (hasattr(inp, "isatty") and inp.isatty())
     console = StreamConsole(sys.stdout, sys.stderr, inp, name, echo)
     config = RunConfig(

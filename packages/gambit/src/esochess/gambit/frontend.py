@@ -5,6 +5,7 @@ from __future__ import annotations
 from esochess.fen import SourceError
 from esochess.gambit.check import check
 from esochess.gambit.compiler import Compiler
+from esochess.gambit.limits import deep_python_stack
 from esochess.gambit.parser import parse
 from esochess.gambit.program import (
     Program,
@@ -12,7 +13,16 @@ from esochess.gambit.program import (
 
 
 def compile_source(source: str, path: str) -> tuple[Program | None, list[SourceError]]:
-    """Parse, check and compile; returns (program or None, diagnostics sorted by position)."""
+    """Parse, check and compile; returns (program or None, diagnostics sorted by position).
+
+    Every stage recurses over the tree; the parser bounds its depth (`MAX_NESTING`), and
+    the stages run with the Python stack that bound needs.
+    """
+    with deep_python_stack():
+        return _compile(source, path)
+
+
+def _compile(source: str, path: str) -> tuple[Program | None, list[SourceError]]:
     try:
         tree = parse(source, path)
     except SourceError as err:

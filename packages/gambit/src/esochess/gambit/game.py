@@ -222,7 +222,9 @@ def parse_key(text: str, decision: Decision) -> Key | None:
     by spaces and/or commas, in any order.
     """
     parts = [p for p in text.replace(",", " ").split() if p]
-    if not parts or not all(p.isdigit() for p in parts):
+    # ASCII digits only, and no more of them than an option index can have: a line of
+    # thousands of digits is a bad choice like any other, not an int to convert.
+    if not parts or not all(p.isascii() and p.isdigit() and len(p) <= 9 for p in parts):
         return None
     nums = [int(p) for p in parts]
     if decision.k is None:

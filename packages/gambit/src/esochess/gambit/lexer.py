@@ -66,7 +66,10 @@ EXPR_END = {
 STATEMENT_START = {"_NL", "LBRACE", "COLON", "$START"}
 STATEMENT_END = {"_NL", "RBRACE", "$END"}
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Names: a letter or `_`, then letters, digits and `_`, where letters and digits are
+# Unicode ones; a run of word characters that Python's `str.isidentifier` refuses (a
+# superscript digit, say) is an error naming it. Names compare exactly as written.
+_IDENT = re.compile(r"[^\W\d]\w*")
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 
 
@@ -144,7 +147,7 @@ class _Scanner:
                     raise self.error(line, col, "unterminated notation literal")
                 self.add("NOTATION_LIT", t[self.i + 1 : end], line, col, start, space)
                 self.advance(end + 1 - self.i)
-            elif ch.isdigit():
+            elif "0" <= ch <= "9":
                 m = _NUMBER.match(t, self.i)
                 assert m is not None
                 kind = "NUM" if m.group(1) else "INT"
@@ -152,8 +155,12 @@ class _Scanner:
                 self.advance(len(m.group(0)))
             elif ch.isalpha() or ch == "_":
                 m = _IDENT.match(t, self.i)
-                assert m is not None
+                assert m is not None  # a letter or `_` starts a match
                 word = m.group(0)
+                if not word.isidentifier():
+                    bad = next(c for k, c in enumerate(word) if not ("a" + word[: k + 1]).isidentifier())
+                    raise self.error(line, col, f"'{word}' is not a valid name: {bad!r} cannot "
+                                     "be part of a name (names are letters, digits and '_')")
                 self.add(RESERVED.get(word, "IDENT"), word, line, col, start, space)
                 self.advance(len(word))
                 if self.regex_follows():

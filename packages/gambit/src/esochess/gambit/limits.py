@@ -9,6 +9,10 @@ from contextlib import contextmanager
 
 CALL_DEPTH_LIMIT = 1000
 
+# The run-time error for a program whose values outgrow the memory (string or list
+# doubling, huge ranges): located where the growing operation is, or at the statement.
+OUT_OF_MEMORY = "out of memory: the program's values grew past what the machine can hold"
+
 # Pure calls nest in Python frames, and the Gambit depth limit (§11.8) must trigger before
 # Python's: the limit is raised while the machine runs, and restored afterwards (other code
 # in the same process may rely on the default).

@@ -33,7 +33,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from esochess.fen import Note
-from esochess.gambit.limits import CALL_DEPTH_LIMIT, PYTHON_RECURSION_LIMIT, deep_python_stack
+from esochess.gambit.limits import (
+    CALL_DEPTH_LIMIT,
+    OUT_OF_MEMORY,
+    PYTHON_RECURSION_LIMIT,
+    deep_python_stack,
+)
 from esochess.gambit.program import (
     OP_CALL,
     OP_CHOOSE,
@@ -63,7 +68,7 @@ from esochess.gambit.results import (
     RunError,
     _line_of,
 )
-from esochess.gambit.values import UNSET, Inst, display
+from esochess.gambit.values import UNSET, Inst, NumberTooLong, display
 
 # Every game state gets a version number unique across all machines: a fork shares its
 # parent's version until either of them changes the state, so pure results cached under a
@@ -145,6 +150,11 @@ class Machine:
             raise self._runtime_error(
                 self._top_pos(), f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded"
             ) from None
+        except MemoryError:
+            # The values that filled the memory are gone once the stack has unwound.
+            raise self._runtime_error(self._top_pos(), OUT_OF_MEMORY) from None
+        except NumberTooLong as err:
+            raise self._runtime_error(self._top_pos(), str(err)) from None
         finally:
             if raised:
                 sys.setrecursionlimit(old_limit)

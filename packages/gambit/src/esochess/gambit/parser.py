@@ -18,6 +18,12 @@ from esochess.gambit import spans
 from esochess.gambit.lexer import GambitLexer, Raw, tokenize
 from esochess.gambit.syntax import syntax_error
 
+# How deeply a program may nest: the depth of its parse tree. Each bracket, parenthesis,
+# operator term or block is one level (a call is three, an `if` block four). Every later
+# stage recurses over the tree; the limit keeps them within the Python stack that
+# `limits.deep_python_stack` provides (tested at the limit in every stage).
+MAX_NESTING = 3000
+
 
 class _Lexer(GambitLexer):
     pass
@@ -507,6 +513,11 @@ def parse(source: str, path: str) -> D.Program:
         if isinstance(exc.orig_exc, SourceError):
             raise exc.orig_exc from None
         raise
+    deep = _too_deep(tree)
+    if deep is not None:
+        raise SourceError(path, deep.line or 1, deep.column or 1, "this is nested too deeply "
+                          f"(more than {MAX_NESTING} levels of brackets, parentheses, operators "
+                          "and blocks)").with_source(text)  # fmt: skip
     builder = _Build(path)
     builder.type_names = _type_names(toks)
     try:
@@ -516,6 +527,27 @@ def parse(source: str, path: str) -> D.Program:
             raise exc.orig_exc.with_source(text) from None
         raise
     return D.Program(path, text, tuple(decls))
+
+
+def _too_deep(tree: lark.Tree[Token]) -> Token | None:
+    """The first token of a subtree nested past `MAX_NESTING`, found without recursion."""
+    stack: list[tuple[lark.Tree[Token] | Token, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Token):
+            continue
+        if depth > MAX_NESTING:
+            return _first_token(node)
+        stack.extend((child, depth + 1) for child in node.children)
+    return None
+
+
+def _first_token(node: lark.Tree[Token] | Token) -> Token | None:
+    while not isinstance(node, Token):
+        if not node.children:
+            return None
+        node = node.children[0]
+    return node
 
 
 def _type_names(toks: list[Raw]) -> set[str]:

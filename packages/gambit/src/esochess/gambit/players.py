@@ -48,6 +48,10 @@ class Terminal(Protocol):
         """True when input does not come from a terminal, so lines read are echoed."""
 
 
+class BadInput(Exception):
+    """Human input that is not text (a byte that is not UTF-8): a usage error (exit 2)."""
+
+
 class InputEnded(Exception):
     """Human input ended while a decision of `seat` was pending (exit code 4)."""
 

@@ -66,6 +66,10 @@ def _key(value: Any, where: str) -> Key:
 
 def parse_record(text: str, path: str) -> Record:
     """Read a record file's text; raises RecordFormatError naming the problem."""
+    deep = _too_deep(text)
+    if deep is not None:
+        raise RecordFormatError(f"{path}:{deep[0]}:{deep[1]}: not a record file: nested more "
+                                f"than {MAX_RECORD_NESTING} levels deep")  # fmt: skip
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
@@ -149,3 +153,35 @@ class ReplaySource:
             raise ReplayDiverged(
                 f"the state hash is {state_hash}, the record says {self.record.state_hash}"
             )
+
+
+# A record file nests four levels (the document, its choices, one choice, a choose[K]
+# option); JSON nested deeper than this is refused before the (recursive) JSON reader runs.
+MAX_RECORD_NESTING = 32
+
+
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """The line and column of the first bracket nested past the limit, scanning once."""
+    depth = 0
+    line, col = 1, 0
+    in_string = escaped = False
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_RECORD_NESTING:
+                return line, col
+        elif ch in "]}":
+            depth -= 1
+    return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import TYPE_CHECKING, BinaryIO, Protocol, TextIO
 
 from esochess.fen import source_line_at, write_atomic
 from esochess.gambit.game import (
@@ -29,6 +29,7 @@ from esochess.gambit.hashing import state_hash
 from esochess.gambit.machine import Machine
 from esochess.gambit.players import (
     SIMULATION_DECISION_LIMIT,
+    BadInput,
     Controller,
     InputEnded,
     PlayerSpec,
@@ -78,13 +79,14 @@ class StreamConsole:
         self,
         out: TextIO,
         err: TextIO,
-        inp: TextIO | None,
+        inp: BinaryIO | TextIO | None,
         path: str,
         echo_input: bool,
     ) -> None:
         self.out = out
         self.err = err
         self.inp = inp
+        self.lines_read = 0
         self.path = path
         self._echo = echo_input
 
@@ -107,8 +109,16 @@ class StreamConsole:
         if self.inp is None:
             return None
         line = self.inp.readline()
-        if line == "":
+        if not line:
             return None
+        self.lines_read += 1
+        if isinstance(line, bytes):
+            # Bytes are decoded line by line, so a bad byte is reported on its own line.
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise BadInput(f"input line {self.lines_read} is not UTF-8 text (byte "
+                               f"0x{line[err.start]:02x} at column {err.start + 1})") from None
         return line.rstrip("\r\n")
 
     def trace(self, line: int, col: int, event: str) -> None:
@@ -228,6 +238,9 @@ class Game:
         except InputEnded as err:
             self.record.result = "interrupted"
             report = Report(EXIT_INPUT_ENDED, f"gambit: error: {err}")
+        except BadInput as err:
+            self.record.result = "interrupted"
+            report = Report(EXIT_USAGE, f"gambit: error: {err}")
         except ReplayDiverged as err:
             self.record.result = "runtime error"
             report = Report(EXIT_REPLAY, f"gambit: error: {err}")

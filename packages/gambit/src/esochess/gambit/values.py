@@ -14,8 +14,16 @@ builds a new tuple. The representation:
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any, Final
+
+
+class NumberTooLong(ValueError):
+    """An int too long to show as text."""
+
+    def __init__(self) -> None:
+        super().__init__(f"a number of more than {sys.get_int_max_str_digits()} digits cannot be shown")
 
 
 class EnumVal:
@@ -186,7 +194,10 @@ def display(v: Any, name_of: NameHook | None = None, nested: bool = False) -> st
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
-        return str(v)
+        try:
+            return str(v)
+        except ValueError:  # Python's limit on converting huge ints to text
+            raise NumberTooLong() from None
     if isinstance(v, float):
         return repr(v)
     if isinstance(v, str):

@@ -13,6 +13,7 @@ from esochess.gambit.compiler.runtime import (
     ordinal_key,
     truthy,
 )
+from esochess.gambit.limits import OUT_OF_MEMORY
 from esochess.gambit.machine import Machine
 from esochess.gambit.program import (
     Ev,
@@ -35,13 +36,23 @@ class OperatorRules:
         if op == "+":
 
             def add(a: Any, b: Any) -> Any:
-                return finite(a + b, pos)
+                try:
+                    return finite(a + b, pos)
+                except MemoryError:  # joining strings or lists that doubled too often
+                    raise RunError(pos, OUT_OF_MEMORY) from None
 
             return add
         if op == "-":
             return lambda a, b: finite(a - b, pos)
         if op == "*":
-            return lambda a, b: finite(a * b, pos)
+
+            def mul(a: Any, b: Any) -> Any:
+                try:
+                    return finite(a * b, pos)
+                except MemoryError:
+                    raise RunError(pos, OUT_OF_MEMORY) from None
+
+            return mul
         if op == "/":
 
             def div(a: Any, b: Any) -> Any:
@@ -118,7 +129,15 @@ class OperatorRules:
         if op == ">=":
             return lambda m, L: ordinal_key(a(m, L)) >= ordinal_key(b(m, L))
         if op == "..":
-            return lambda m, L: tuple(range(a(m, L), b(m, L) + 1))
+            pos = e.pos
+
+            def span(m: Machine, L: list[Any]) -> Any:
+                try:
+                    return tuple(range(a(m, L), b(m, L) + 1))
+                except MemoryError:
+                    raise RunError(pos, OUT_OF_MEMORY) from None
+
+            return span
         if op == "&":
             return lambda m, L: make_multi(multi_members(a(m, L)) + multi_members(b(m, L)))
         if op == "in":
