@@ -426,7 +426,8 @@ def pending_moves(program: Program, seed: int, seats: int, after: Sequence[Key])
         for n, key in enumerate(after, 1):
             if not isinstance(outcome, Decision):
                 left = len(after) - n + 1
-                raise ReplayDiverged(f"the game ended with {left} choice(s) of --after left")
+                return Report(EXIT_REPLAY, f"gambit: error: invalid --after list: the game "
+                              f"ends after {n - 1} choice(s), with {left} left over")  # fmt: skip
             legal = legal_options(m, outcome)
             if not legal:
                 raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
@@ -434,9 +435,10 @@ def pending_moves(program: Program, seed: int, seats: int, after: Sequence[Key])
                 key = (key,)  # `--after 3` answers a choose[1] decision too
             match = [o for o in legal if o.key == key]
             if not match:
-                raise ReplayDiverged(
-                    f"choice {n} ({key_text(key)}) is not a legal option for Player {outcome.seat}"
-                )
+                shown = ", ".join(key_text(o.key) for o in legal)
+                return Report(EXIT_REPLAY, f"gambit: error: invalid --after list: choice {n} "
+                              f"({key_text(key)}) is not a legal option for Player "
+                              f"{outcome.seat}; the legal options are {shown}")  # fmt: skip
             m = match[0].machine
             outcome = settle(program, m, advance(m, match[0].outcome))
         if isinstance(outcome, Result):

@@ -173,6 +173,8 @@ class ExpressionRules:
         if e.prompt is not None:
             prt = self.ex(e.prompt, T.STR)
             self.coerce(e.prompt, prt, T.STR)
+        elif self.prompt_after_options(e):
+            return T.ERR
         ot = self.ex(e.options, None)
         if isinstance(ot, T.ListT):
             elem = ot.elem
@@ -392,3 +394,26 @@ class ExpressionRules:
             raise Stop()
         self.an.resolved[e] = NotationRef(pick[0])
         return pick[0].type
+
+    def prompt_after_options(self: BodyLike, e: A.Choose) -> bool:
+        """`choose [1, 2] ("Pick")`: the prompt after the options, as another Gambit dialect
+        writes it, reads as a call of the options; report it with the supported order."""
+        call = e.options
+        while isinstance(call, A.Binary):  # `1..3 ("How many?")` calls the 3
+            call = call.right
+        if not isinstance(call, A.Call) or call.method or len(call.args) != 1:
+            return False
+        prompt = call.args[0].value
+        if not (isinstance(prompt, A.Lit) and isinstance(prompt.value, str)):
+            return False
+        f = call.func
+        options_like = isinstance(f, (A.ListLit, A.SelectorExpr, A.Binary, A.Lit)) or (
+            isinstance(f, A.Name) and self.lookup(f.name) is None
+            and (self.sym.is_type(f.name) or f.name in self.sym.entities)
+        )  # fmt: skip
+        if not options_like:
+            return False
+        self.err(call.args[0].pos, "the prompt of a choose comes before its options (the "
+                 "order of another Gambit dialect is not supported): write "
+                 f"'choose (\"{prompt.value}\") OPTIONS'")  # fmt: skip
+        return True

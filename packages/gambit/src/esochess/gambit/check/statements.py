@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from esochess.fen.suggest import close_matches, did_you_mean
 from esochess.gambit import ast as A
 from esochess.gambit import types as T
 from esochess.gambit.analysis import (
@@ -43,6 +44,8 @@ class StatementRules:
             self.ex(s.expr, None, statement=True)
             return False
         if isinstance(s, A.DeclStmt):
+            if self.value_as_type(s):
+                return False
             t = resolve_type(self.sym, s.type)
             if s.value is not None:
                 vt = self.ex(s.value, t)
@@ -351,3 +354,19 @@ class StatementRules:
             if isinstance(info, PropRef):
                 return info.prop
         return None
+
+    def value_as_type(self: BodyLike, s: A.DeclStmt) -> bool:
+        """`current win`: a value where a declaration's type would be, so the statement is
+        not a declaration at all; report it as the statement it looks like."""
+        if not isinstance(s.type, A.TName) or s.value is not None or self.sym.is_type(s.type.name):
+            return False
+        name = s.type.name
+        if self.lookup(name) is None and self.sym.nullary(name) is None:
+            return False
+        written = f"{name} {s.name}"
+        endings = [f"{name} {w}" for w in close_matches(s.name, ["wins", "loses"])]
+        hint = did_you_mean(written, endings)
+        if hint is None:
+            return False
+        self.err(s.type.pos, f"'{written}' is not a statement; {hint}")
+        return True
