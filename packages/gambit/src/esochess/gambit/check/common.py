@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from esochess.gambit import ast as A
@@ -45,32 +46,18 @@ def entity_of(t: T.Type) -> str | None:
     return None
 
 
-def collect_ints(node: Any, found: set[int]) -> None:
-    if isinstance(node, A.Lit) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        found.add(node.value)
-        return
-    if isinstance(node, (list, tuple)):
+def literal_values(node: Any) -> Iterator[object]:
+    """The values of every literal inside a node (a selector entry, say), found by walking
+    its fields."""
+    if isinstance(node, A.Lit):
+        yield node.value
+    elif isinstance(node, (list, tuple)):
         for x in node:
-            collect_ints(x, found)
-        return
-    if hasattr(node, "__dataclass_fields__"):
+            yield from literal_values(x)
+    elif hasattr(node, "__dataclass_fields__"):
         for name in node.__dataclass_fields__:
             if name != "pos":
-                collect_ints(getattr(node, name), found)
-
-
-def collect_strs(node: Any, found: set[str]) -> None:
-    if isinstance(node, A.Lit) and isinstance(node.value, str):
-        found.add(node.value)
-        return
-    if isinstance(node, (list, tuple)):
-        for x in node:
-            collect_strs(x, found)
-        return
-    if hasattr(node, "__dataclass_fields__"):
-        for name in node.__dataclass_fields__:
-            if name != "pos":
-                collect_strs(getattr(node, name), found)
+                yield from literal_values(getattr(node, name))
 
 
 def find_selector(sym: Symbols, t: T.SelT) -> A.Selector | None:

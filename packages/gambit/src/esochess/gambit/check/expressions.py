@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from esochess.gambit import ast as A
 from esochess.gambit import types as T
 from esochess.gambit.analysis import (
@@ -159,7 +161,7 @@ class ExpressionRules:
             return result
         if isinstance(e, A.Choose):
             return self.choose(e)
-        raise AssertionError(type(e))
+        assert_never(e)
 
     def choose(self: BodyLike, e: A.Choose) -> T.Type:
         """Check a choose expression (§10.2)."""

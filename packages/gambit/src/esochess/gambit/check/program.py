@@ -17,9 +17,8 @@ from esochess.gambit.analysis import (
 )
 from esochess.gambit.check.body import BodyChecker
 from esochess.gambit.check.common import (
-    collect_ints,
-    collect_strs,
     entity_of,
+    literal_values,
     position_entities,
     type_selector,
 )
@@ -340,14 +339,14 @@ class ProgramChecker:
         """Every int constant that parameter selectors compare property `p` with."""
         found: set[int] = set()
         for e in self.selector_entries(p):
-            collect_ints(e, found)
+            found.update(v for v in literal_values(e) if type(v) is int)
         return found
 
     def str_constants(self, p: PropInfo) -> set[str]:
         """Every string constant that parameter selectors compare property `p` with."""
         found: set[str] = set()
         for e in self.selector_entries(p):
-            collect_strs(e, found)
+            found.update(v for v in literal_values(e) if isinstance(v, str))
         return found
 
     def param_matches(self, f: FuncInfo, i: int, cell: Any) -> bool:

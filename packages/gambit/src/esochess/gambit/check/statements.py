@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from esochess.fen.suggest import close_matches, did_you_mean
 from esochess.gambit import ast as A
 from esochess.gambit import types as T
@@ -145,7 +147,7 @@ class StatementRules:
                 all_term = all_term and term
                 self.narrow = saved
             return has_else and all_term
-        raise AssertionError(type(s))
+        assert_never(s)
 
     def subject_local(self: BodyLike, e: A.Expr) -> Local | None:
         """The local a match subject names, for narrowing in its arms."""

@@ -162,7 +162,10 @@ class ExpressionRules:
             return self.notation_lit(e)
         if isinstance(e, A.Choose):
             raise AssertionError("choose outside a procedure statement")
-        raise AssertionError(type(e))
+        if isinstance(e, (A.TupleExpr, A.Alt)):
+            # Only inside `(a, b).p`, patterns and comparisons, which compile them there.
+            raise AssertionError(f"{type(e).__name__} outside its context")
+        assert_never(e)
 
     def name(self: CompilerLike, e: A.Name) -> Ev:
         """Compile a bare name."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 from esochess.gambit import ast as A
 from esochess.gambit import types as T
@@ -185,7 +185,7 @@ class StatementRules:
             for j in ends:
                 self.patch(j, self.here())
             return
-        raise AssertionError(type(s))
+        assert_never(s)
 
     def zero_of_decl(self: CompilerLike, s: A.DeclStmt) -> Ev:
         """The initial value of a declaration without an initialiser."""
