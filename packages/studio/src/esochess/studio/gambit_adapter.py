@@ -20,8 +20,9 @@ import tempfile
 from dataclasses import dataclass
 
 from esochess.fen import format_diagnostic
-from esochess.gambit.interpreter import Program, compile_source
+from esochess.gambit.frontend import compile_source
 from esochess.gambit.players import parse_players
+from esochess.gambit.program import Program
 from esochess.gambit.replay import RecordFormatError, parse_record
 from esochess.gambit.session import EXIT_INPUT_ENDED, RunConfig, run_game
 from esochess.studio.jobs import Report, UserError
