@@ -103,3 +103,30 @@ def test_seat_count_for_a_player_range(tmp_path: Path) -> None:
         "[Player 3] Pick"
     )
     assert CliRunner().invoke(main, ["playout", str(prog), "-n", "1", "--seats", "5"]).exit_code == 2
+
+
+def untimed(stdout: str) -> list[str]:
+    return [x for x in stdout.splitlines() if not x.startswith(("seconds:", "playouts/s:"))]
+
+
+def test_jobs_give_the_same_summary_as_one_process() -> None:
+    import multiprocessing
+
+    for path, n in [(NIM, 30), (str(EXAMPLES / "tic-tac-toe.gmb"), 25)]:
+        one = gambit("playout", path, "-n", str(n), "--seed", "9")
+        assert one.exit_code == 0, one.stderr
+        for jobs in ("2", "3"):
+            many = gambit("playout", path, "-n", str(n), "--seed", "9", "--jobs", jobs)
+            assert many.exit_code == 0, many.stderr
+            assert untimed(many.stdout) == untimed(one.stdout)
+    assert multiprocessing.active_children() == []  # no worker outlives the command
+
+
+def test_jobs_report_the_same_first_failing_game(tmp_path: Path) -> None:
+    prog = tmp_path / "fails.gmb"
+    prog.write_text("main() {\n    x = roll(4)\n    if x == 4: print(1 / (x - 4))\n}\n")
+    one = gambit("playout", str(prog), "-n", "12", "--seed", "1")
+    many = gambit("playout", str(prog), "-n", "12", "--seed", "1", "--jobs", "3")
+    assert one.exit_code == many.exit_code == 1
+    assert "division by zero" in one.stderr
+    assert many.stderr == one.stderr

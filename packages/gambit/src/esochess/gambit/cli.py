@@ -212,9 +212,12 @@ def seat_count(program: Program, seats: int | None) -> int:
 @click.option("--max-decisions", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="End a game after N decisions (no result).")
 @click.option("--progress", is_flag=True, help="Show progress on stderr even when not a terminal.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Play the games in N processes (the summary is the same for any N).")
 @guarded
 def playout(
-    file: str, games: int, seed: int, seats: int | None, max_decisions: int, progress: bool
+    file: str, games: int, seed: int, seats: int | None, max_decisions: int, progress: bool,
+    jobs: int,
 ) -> None:
     """Play N silent games with random players and print a summary (§14.4)."""
     from esochess.gambit.session import playout as run_playouts
@@ -227,7 +230,9 @@ def playout(
         if done == total or done % max(1, total // 100) == 0:
             click.echo(f"\rplayout: {done}/{total} games", err=True, nl=done == total)
 
-    stats, report = run_playouts(program, games, seed, count, max_decisions, tick if show else None)
+    stats, report = run_playouts(
+        program, games, seed, count, max_decisions, tick if show else None, jobs
+    )
     if report.exit_code != 0:
         if show:
             click.echo("", err=True)

@@ -10,7 +10,7 @@ module never prints and never exits, it returns reports with exit codes (§14.6)
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO, Protocol, TextIO
 
@@ -27,6 +27,7 @@ from esochess.gambit.game import (
 )
 from esochess.gambit.hashing import state_hash
 from esochess.gambit.machine import Machine
+from esochess.gambit.parallel import GameOutcome, parallel_playouts
 from esochess.gambit.players import (
     SIMULATION_DECISION_LIMIT,
     BadInput,
@@ -382,6 +383,19 @@ def random_playout(
     return outcome, m
 
 
+def playout_game(
+    program: Program, index: int, games: int, seed: int, seats: int, max_decisions: int
+) -> GameOutcome:
+    """Game `index` (0-based) of a playout: its seed is SEED + index."""
+    game_seed = seed + index
+    try:
+        result, m = random_playout(program, game_seed, seats, max_decisions)
+    except GambitRuntimeError as err:
+        note = f"  in playout game {index + 1} of {games} (seed {game_seed})"
+        return err.render(program.source) + "\n" + note
+    return m.decisions_made, tuple(result.winners), result.draw
+
+
 def playout(
     program: Program,
     games: int,
@@ -389,23 +403,29 @@ def playout(
     seats: int,
     max_decisions: int = SIMULATION_DECISION_LIMIT,
     progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
 ) -> tuple[PlayoutStats, Report]:
-    """Play `games` silent random games with seeds SEED, SEED+1, … (§14.4)."""
+    """Play `games` silent random games with seeds SEED, SEED+1, … (§14.4), in `jobs`
+    processes; every game depends on its seed alone, so the summary is the same for any
+    number of jobs (but for the timing lines)."""
     stats = PlayoutStats(games=games, seats=seats, wins=[0] * seats)
     start = time.perf_counter()
-    for i in range(games):
-        game_seed = seed + i
-        try:
-            result, m = random_playout(program, game_seed, seats, max_decisions)
-        except GambitRuntimeError as err:
-            note = f"  in playout game {i + 1} of {games} (seed {game_seed})"
-            text = err.render(program.source) + "\n" + note
-            return stats, Report(EXIT_RUNTIME, text)
-        stats.decisions += m.decisions_made
-        if result.draw:
+    outcomes: Iterable[GameOutcome]
+    if jobs > 1 and games > 1:
+        outcomes = parallel_playouts(program, games, seed, seats, max_decisions, jobs,
+                                     playout_game)  # fmt: skip
+    else:
+        outcomes = (playout_game(program, i, games, seed, seats, max_decisions)
+                    for i in range(games))  # fmt: skip
+    for i, outcome in enumerate(outcomes):
+        if isinstance(outcome, str):
+            return stats, Report(EXIT_RUNTIME, outcome)
+        decisions, winners, draw = outcome
+        stats.decisions += decisions
+        if draw:
             stats.draws += 1
-        elif result.winners:
-            for w in result.winners:
+        elif winners:
+            for w in winners:
                 stats.wins[w - 1] += 1
         else:
             stats.no_result += 1

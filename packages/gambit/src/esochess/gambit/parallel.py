@@ -1,0 +1,67 @@
+"""`gambit playout --jobs N`: playout games spread over worker processes.
+
+Every game depends on its seed alone, so the games are cut into contiguous chunks, each
+worker compiles the program once from its source (compiled closures do not cross process
+boundaries) and plays its chunks, and the outcomes come back in game order: the summary is
+the same for any number of jobs. The pool is closed before this returns, whatever happens,
+so no worker outlives the command.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from esochess.gambit.frontend import compile_source
+from esochess.gambit.program import Program
+
+# One finished playout game: decisions made, winners, draw; or the error text that ended it.
+GameOutcome = tuple[int, tuple[int, ...], bool] | str
+# Plays game `index` of `games`: (program, index, games, seed, seats, max_decisions).
+PlayOne = Callable[[Program, int, int, int, int, int], GameOutcome]
+
+_compiled: dict[tuple[str, str], Program] = {}
+
+
+def _play_chunk(
+    play: PlayOne, source: str, path: str, start: int, stop: int, games: int, seed: int,
+    seats: int, max_decisions: int,
+) -> list[GameOutcome]:  # fmt: skip
+    """In a worker: games start..stop-1, stopping after the first that fails."""
+    program = _compiled.get((path, source))
+    if program is None:
+        program, _ = compile_source(source, path)
+        assert program is not None, "the parent compiled this program without errors"
+        _compiled[(path, source)] = program
+    out: list[GameOutcome] = []
+    for i in range(start, stop):
+        out.append(play(program, i, games, seed, seats, max_decisions))
+        if isinstance(out[-1], str):
+            break
+    return out
+
+
+def parallel_playouts(
+    program: Program, games: int, seed: int, seats: int, max_decisions: int, jobs: int,
+    play: PlayOne,
+) -> Iterator[GameOutcome]:  # fmt: skip
+    """The outcomes of games 0..games-1 in order, played by `jobs` worker processes."""
+    size = max(1, games // (jobs * 4))
+    bounds = [(a, min(a + size, games)) for a in range(0, games, size)]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures: list[Future[list[GameOutcome]]] = [
+            pool.submit(_play_chunk, play, program.source, program.path, a, b, games, seed,
+                        seats, max_decisions)
+            for a, b in bounds
+        ]  # fmt: skip
+        try:
+            for future in futures:
+                for outcome in future.result():
+                    yield outcome
+                    if isinstance(outcome, str):
+                        return
+        finally:
+            for future in futures:
+                future.cancel()
