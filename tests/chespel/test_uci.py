@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import chess
@@ -10,7 +11,7 @@ import pytest
 from test_eval_support import G2, M1, MT, ST, example, program
 
 from esochess.chespel.runtime.main import run_uci
-from esochess.chespel.runtime.uci import score_text
+from esochess.chespel.runtime.uci import protocol_text, score_text
 
 MATERIAL = example("material.chp")
 
@@ -96,10 +97,30 @@ def test_options_position_errors_and_unknown_commands() -> None:
     assert lines[2].startswith("info string error: invalid FEN")
     assert lines[3] == "info string error: illegal move: e2e4"
     assert lines[4] == "info string unknown command: frobnicate"
-    # the position kept the legal e2e4: Black moves
-    board = chess.Board()
-    board.push_uci("e2e4")
-    assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+    # a rejected position (here an illegal move) leaves no position to search
+    assert lines[5].startswith("info string error: no position to search (illegal move: e2e4)")
+    assert lines[-1] == "bestmove 0000"
+
+
+def test_rejected_position_is_never_searched_until_a_valid_one() -> None:
+    lines = uci(MATERIAL, "position startpos moves e2e4", "position fen 8/8/8 w - - 0 1",
+                "go depth 1", "go movetime 50", f"position fen {M1}", "go depth 2")
+    best = [line for line in lines if line.startswith("bestmove")]
+    assert best == ["bestmove 0000", "bestmove 0000", "bestmove h5f7"]
+    assert sum("no position to search (invalid FEN" in line for line in lines) == 2
+
+
+def test_protocol_text_replaces_control_characters() -> None:
+    assert protocol_text("plain name") == "plain name"
+    assert protocol_text("evil\nbestmove a1a1\r\x00") == "evil?bestmove a1a1??"
+    assert protocol_text("line\u2028sep") == "line?sep"
+
+
+def test_a_newline_in_the_program_name_never_reaches_the_protocol() -> None:
+    prog = dataclasses.replace(MATERIAL, name="mat\nuciok\nbestmove e2e4")  # type: ignore[type-var]
+    lines = uci(prog, "uci")
+    assert lines[0] == "id name mat?uciok?bestmove e2e4"
+    assert lines.count("uciok") == 1
 
 
 def test_opening_rule_in_uci_and_ownbook() -> None:

@@ -79,3 +79,21 @@ def test_k31_exact_command() -> None:
                  "--games", "2", "--movetime", "0.2")
     assert done.returncode == 0, done.stderr
     check_output(done.stdout, 2, "material", "positional")
+
+
+def test_unclosed_quote_in_an_engine_command_is_a_usage_error() -> None:
+    done = match(str(EXAMPLES / "material.chp"), 'uci:foo "bar')
+    assert done.returncode == 2
+    assert done.stderr == ("chespel: error: bad engine command in 'uci:foo \"bar': "
+                           "No closing quotation\n")
+    assert "Traceback" not in done.stderr
+
+
+def test_openings_file_that_is_not_utf8_is_a_located_usage_error(tmp_path: Path) -> None:
+    openings = tmp_path / "openings.txt"
+    openings.write_bytes(b"e4 e5\nd4 \xff\n")
+    done = match(str(EXAMPLES / "material.chp"), str(EXAMPLES / "material.chp"),
+                 "--openings", str(openings))
+    assert done.returncode == 2
+    assert done.stderr == (f"chespel: error: {openings}:2:4: the file is not UTF-8 text "
+                           "(byte 0xff)\n")

@@ -25,6 +25,7 @@ from esochess.chespel.classes import Base, Class, ListOf
 from esochess.chespel.frontend import concat_spelling
 from esochess.chespel.library import Entry
 from esochess.chespel.runtime.evaluation import Program
+from esochess.chespel.runtime.values import printable
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Entries whose run-time function can raise a run-time error: they get the call position.
@@ -70,7 +71,7 @@ class CodegenError(Exception):
 def program_name(path: str) -> str:
     """The program's name: the source file name without `.chp` (§10.9 `id name`)."""
     name = Path(path).name
-    return name[:-4] if name.endswith(".chp") else name
+    return printable(name[:-4] if name.endswith(".chp") else name)
 
 
 def mangle(name: str) -> str:
@@ -150,6 +151,10 @@ class _Generator:
         split = len(main_rules)
         self.drivers("main", functions[:split])
         self.drivers("endgame", functions[split:])
+        positions = {name: (rule.pos.line, rule.pos.column, rule.name)
+                     for rule, name in functions}
+        self.lines.append("")
+        self.lines.append(f"RULE_POSITIONS = {positions!r}")
         return "\n".join(self.lines) + "\n"
 
     def drivers(self, which: str, functions: list[tuple[ast.Rule, str]]) -> None:
@@ -275,6 +280,11 @@ class _Generator:
         else:
             head = f"for {var} in range(64):"
         emit(pad + head)
+        # The deadline check inside evaluation: a program whose loops run for seconds is
+        # still interrupted within a few hundred microseconds of the search's deadline.
+        emit(f"{pad}    ctx.ticks -= 1")
+        emit(f"{pad}    if ctx.ticks <= 0:")
+        emit(f"{pad}        ctx.tick()")
         tests = [f"{var} != {mangle(other)}" for other in names[:level]]
         tests += [self.expr(cond) for cond in conditions]
         self.flush(pad + "    ")

@@ -19,6 +19,10 @@ import chess
 import chess.engine
 import chess.pgn
 
+from esochess.chespel.runtime.values import printable
+from esochess.fen.diagnostics import SourceError
+from esochess.fen.files import UnreadableFile, read_source
+
 DEFAULT_OPENINGS = (
     "e4 e5", "e4 c5", "e4 e6", "e4 c6", "d4 d5", "d4 Nf6 c4 e6", "d4 Nf6 c4 g6", "c4 e5",
     "Nf3 d5", "e4 e5 Nf3 Nc6 Bb5", "e4 c5 Nf3 d6", "d4 d5 c4 c6",
@@ -52,12 +56,15 @@ class EngineSpec:
                 if not sep or not key.strip():
                     raise MatchError(f"bad engine option '{pair}' in '{text}' (use NAME=VALUE)")
                 options.append((key.strip(), value.strip()))
-            words = shlex.split(command)
+            try:
+                words = shlex.split(command)
+            except ValueError as exc:
+                raise MatchError(f"bad engine command in '{text}': {exc}") from None
             if not words:
                 raise MatchError(f"missing command in '{text}'")
             return cls(tuple(words), tuple(options))
         return cls((sys.executable, "-m", "esochess.chespel", "uci", text), (),
-                   Path(text).stem)
+                   printable(Path(text).stem))
 
 
 @dataclass(frozen=True)
@@ -109,9 +116,11 @@ def parse_tc(text: str) -> tuple[float, float]:
 def read_openings(path: str) -> tuple[str, ...]:
     """One opening per non-empty line (moves from the start position, or a FEN)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MatchError(f"cannot read {path}: {exc.strerror}") from None
+        text = read_source(path)
+    except UnreadableFile as exc:
+        raise MatchError(str(exc)) from None
+    except SourceError as exc:
+        raise MatchError(f"{exc.path}:{exc.line}:{exc.column}: {exc.message}") from None
     lines = tuple(line.strip() for line in text.splitlines() if line.strip())
     for number, line in enumerate(lines, 1):
         try:

@@ -10,14 +10,14 @@ append justification items (`verbose_main`, `verbose_endgame`), plus its paramet
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from types import ModuleType
+from dataclasses import dataclass, field
+from types import ModuleType, TracebackType
 from typing import Any
 
 import chess
 
 from esochess.chespel.runtime.library import Context
-from esochess.chespel.runtime.values import clamp, format_signed
+from esochess.chespel.runtime.values import ChespelRuntimeError, clamp, format_signed
 
 Item = tuple[str, str, int, str]
 """A justification item: (prefix, rule name, contribution, text) (§8.7)."""
@@ -63,6 +63,8 @@ class Program:
     threshold: int = 20_000
     replace: bool = False
     openings: tuple[OpeningRule, ...] = ()
+    rule_positions: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    """Generated rule function name → (line, column, rule name), to locate resource errors."""
 
     @classmethod
     def from_module(cls, module: ModuleType | Any) -> Program:
@@ -82,6 +84,7 @@ class Program:
             threshold=module.THRESHOLD,
             replace=module.REPLACE,
             openings=tuple(OpeningRule(*rule) for rule in module.OPENINGS),
+            rule_positions=dict(getattr(module, "RULE_POSITIONS", {})),
         )
 
     def context(self, board: chess.Board, flags: int) -> Context:
@@ -91,16 +94,34 @@ class Program:
     def _endgame(self, ctx: Context) -> bool:
         return self.has_endgame_rules and ctx.phase_material() <= self.threshold
 
-    def rule_score(self, board: chess.Board, color: bool, flags: int) -> int:
-        """The clamped rule-based score for `color`, without the fixed values of §8.2."""
-        ctx = Context(board, flags, self.threshold)
-        if self._endgame(ctx):
-            total = self.score_endgame(ctx, color)
-            if not self.replace:
-                total += self.score_main(ctx, color)
-        else:
-            total = self.score_main(ctx, color)
+    def rule_score(self, board: chess.Board, color: bool, flags: int,
+                   interrupt: Callable[[], None] | None = None) -> int:
+        """The clamped rule-based score for `color`, without the fixed values of §8.2.
+
+        `interrupt` is called every few loop iterations of the rules and may raise to stop
+        a long evaluation (the search's deadline check).
+        """
+        ctx = Context(board, flags, self.threshold, interrupt)
+        try:
+            if self._endgame(ctx):
+                total = self.score_endgame(ctx, color)
+                if not self.replace:
+                    total += self.score_main(ctx, color)
+            else:
+                total = self.score_main(ctx, color)
+        except (MemoryError, RecursionError) as exc:
+            raise self.resource_error(exc) from None
         return clamp(total)
+
+    def resource_error(self, exc: MemoryError | RecursionError) -> ChespelRuntimeError:
+        """A run-time error located at the rule that ran out of memory or of stack."""
+        what = ("out of memory" if isinstance(exc, MemoryError)
+                else "computation nested too deeply (Python's recursion limit)")
+        where = _innermost_rule(exc.__traceback__, self.rule_positions)
+        if where is None:
+            return ChespelRuntimeError(1, 1, f"{what} while evaluating")
+        line, column, name = where
+        return ChespelRuntimeError(line, column, f"{what} in rule {name}")
 
     def evaluate(self, board: chess.Board, color: bool, flags: int) -> int:
         """The evaluation of §8 for perspective `color`, in milli-units."""
@@ -116,12 +137,15 @@ class Program:
             return fixed[0], [f"game over: {fixed[1]}"]
         ctx = Context(board, flags, self.threshold)
         items: list[Item] = []
-        if self._endgame(ctx):
-            if not self.replace:
+        try:
+            if self._endgame(ctx):
+                if not self.replace:
+                    self.verbose_main(ctx, color, items)
+                self.verbose_endgame(ctx, color, items)
+            else:
                 self.verbose_main(ctx, color, items)
-            self.verbose_endgame(ctx, color, items)
-        else:
-            self.verbose_main(ctx, color, items)
+        except (MemoryError, RecursionError) as exc:
+            raise self.resource_error(exc) from None
         return clamp(sum(item[2] for item in items)), merge_items(items)
 
 
@@ -134,6 +158,18 @@ def fixed_value(board: chess.Board, color: bool) -> tuple[int, str] | None:
     if board.is_insufficient_material():
         return 0, "insufficient material"
     return None
+
+
+def _innermost_rule(trace: TracebackType | None,
+                    positions: dict[str, tuple[int, int, str]]) -> tuple[int, int, str] | None:
+    """The position of the last generated rule function on the traceback, if any."""
+    found = None
+    while trace is not None:
+        name = trace.tb_frame.f_code.co_name.removesuffix("_v")
+        if name in positions:
+            found = positions[name]
+        trace = trace.tb_next
+    return found
 
 
 def merge_items(items: list[Item]) -> list[str]:

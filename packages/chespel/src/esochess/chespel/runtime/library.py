@@ -50,20 +50,33 @@ STARTING_TYPES = (
     chess.ROOK, chess.KNIGHT, chess.BISHOP, chess.QUEEN, chess.KING, chess.BISHOP,
     chess.KNIGHT, chess.ROOK,
 )
+TICK_INTERVAL = 64
+"""Loop iterations of generated rule code between two deadline checks."""
 
 
 class Context:
     """One evaluated position: the board, its castling flags and lazily cached attack data."""
 
-    __slots__ = ("board", "flags", "threshold", "occupied_co", "_attacks", "_attackers")
+    __slots__ = ("board", "flags", "threshold", "occupied_co", "_attacks", "_attackers",
+                 "ticks", "interrupt")
 
-    def __init__(self, board: chess.Board, flags: int, threshold: int = 20_000) -> None:
+    def __init__(self, board: chess.Board, flags: int, threshold: int = 20_000,
+                 interrupt: Callable[[], None] | None = None) -> None:
         self.board = board
         self.flags = flags
         self.threshold = threshold
         self.occupied_co = board.occupied_co
         self._attacks: dict[int, int] = {}
         self._attackers: dict[int, int] = {}
+        self.ticks = TICK_INTERVAL
+        self.interrupt = interrupt
+
+    def tick(self) -> None:
+        """Called by generated loops every TICK_INTERVAL iterations: lets the search stop a
+        long evaluation (the interrupt raises when the deadline or a `stop` has come)."""
+        self.ticks = TICK_INTERVAL
+        if self.interrupt is not None:
+            self.interrupt()
 
     def attacks(self, square: int) -> int:
         """Attack set of the piece on `square`, computed once per position."""

@@ -74,8 +74,16 @@ def render_board(board: chess.Board) -> list[str]:
 
 
 def position_key(board: chess.Board) -> Hashable:
-    """The key of §9: placement, side to move, clean castling rights, legal en passant."""
-    return board._transposition_key()
+    """The key of §9: placement, side to move, clean castling rights, legal en passant.
+
+    A tuple of ints only (-1 for no en passant cell), so that its hash, and with it the
+    transposition table's layout, is the same in every run.
+    """
+    ep = board.ep_square
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+            board.kings, board.occupied_co[True], board.occupied_co[False], board.turn,
+            board.clean_castling_rights(),
+            ep if ep is not None and board.has_legal_en_passant() else -1)
 
 
 def placement_flags(board: chess.Board) -> int:

@@ -1,8 +1,13 @@
-"""The search of §11: iterative-deepening negamax alpha-beta with quiescence.
+"""The search of §11 with the selectivity of issue 17: iterative deepening, aspiration
+windows, principal-variation search, null-move pruning, late-move reductions, check
+extension, killers and history, mate-distance pruning, and a quiescence search over
+pseudo-legal captures (legality checked when a move is played) with static-exchange and
+delta pruning and transposition-table probes.
 
 Scores are integers in milli-units from the side to move's point of view. The search
 works on a private copy of the board, so that a time-out can unwind by an exception
-without restoring anything.
+without restoring anything. Everything is deterministic: a fixed-depth search from a
+cleared state visits the same nodes every run.
 """
 
 from __future__ import annotations
@@ -16,41 +21,37 @@ import chess
 from chess import BB_SQUARES
 
 from esochess.chespel.runtime.evaluation import Program
-from esochess.chespel.runtime.positions import castle_bit
+from esochess.chespel.runtime.ordering import (
+    SEE_VALUES,
+    History,
+    losing_capture,
+    order_captures,
+)
+from esochess.chespel.runtime.positions import castle_bit, position_key
+from esochess.chespel.runtime.table import EXACT, LOWER, UPPER, Table
+from esochess.chespel.runtime.timing import Limits, another_iteration
 from esochess.chespel.runtime.values import ChespelRuntimeError
+
+__all__ = ["INFINITY", "MATE", "Iteration", "Limits", "SearchResult", "SearchStopped",
+           "Searcher", "mate_in"]
 
 MATE = 100_000_000
 INFINITY = MATE + 1
 MATE_BOUND = MATE - 1000
 """Scores beyond this are mates (a path is never 1000 plies long)."""
 MAX_DEPTH = 64
-EXACT, LOWER, UPPER = 0, 1, 2
+MAX_PLY = 128
 EVAL_CACHE_LIMIT = 200_000
-# MVV-LVA weights: victim value dominates, attacker value breaks ties (king last).
-_VICTIM = (0, 1, 3, 3, 5, 9, 0)
-_ATTACKER = (0, 1, 3, 3, 5, 9, 10)
-_TT_MOVE_BONUS = 1 << 20
-_CAPTURE_BONUS = 1 << 16
-_KILLER_BONUS = 1 << 12
+NULL_REDUCTION = 2
+DELTA_MARGIN = 2000
+"""Quiescence skips a capture that cannot lift the score within 2 pawns of alpha."""
+ASPIRATION = 300
+"""Half-width of the first aspiration window (0.3 pawn)."""
+_NULL = chess.Move.null()
 
 
 class SearchStopped(Exception):
     """Raised inside the search when the deadline, node limit or a stop request is reached."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What ends a search: a wall-clock budget, a depth, a node count, or only `stop`."""
-
-    budget: float | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    infinite: bool = False
-
-    @property
-    def stops_at_mate(self) -> bool:
-        """Whether a proven mate ends the search early (§11.5)."""
-        return not (self.infinite or self.depth is not None or self.nodes is not None)
 
 
 @dataclass(frozen=True)
@@ -85,12 +86,13 @@ def mate_in(score: int) -> int | None:
 
 
 class Searcher:
-    """Search state that persists between searches: transposition table and killers."""
+    """Search state that persists between searches: transposition table and history."""
 
     def __init__(self, program: Program, hash_size: int | None = None,
                  on_error: Callable[[ChespelRuntimeError], None] | None = None) -> None:
         self.program = program
         self.on_error = on_error
+        self.history = History(MAX_PLY + 2)
         self.resize(program.hash_size if hash_size is None else hash_size)
 
     def resize(self, hash_size: int) -> None:
@@ -99,9 +101,9 @@ class Searcher:
         self.clear()
 
     def clear(self) -> None:
-        """Forget the transposition table, killers and cached evaluations."""
-        self.tt: dict[Hashable, tuple[int, int, int, chess.Move | None]] = {}
-        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_DEPTH + 2)]
+        """Forget the transposition table, history and cached evaluations."""
+        self.tt = Table(self.capacity)
+        self.history.clear()
         self.eval_cache: dict[tuple[Hashable, int], int] = {}
 
     # ------------------------------------------------------------------ driver
@@ -112,30 +114,39 @@ class Searcher:
         """Search `board` (which must have a legal move) and return the chosen move.
 
         `history` holds the keys of the game's earlier positions (repetitions, §11.4);
-        `start` is when the command was read (time.monotonic), for the budget of §11.8.
+        `start` is when the command was read (time.monotonic), for the budget.
         """
         self.board = board.copy(stack=False)
+        self.root_flags = flags
         self.start = time.monotonic() if start is None else start
-        self.deadline = (self.start + limits.budget - 0.020) if limits.budget is not None else None
+        hard, first = limits.hard, limits.first
+        self.deadline = self.start + first if first is not None else None
         self.stop_event = stop
         self.node_limit = limits.nodes
         self.nodes = 0
+        self.tt.new_search()
+        self.history.age()
         self.repetitions: dict[Hashable, int] = {}
         for key in history:
             self.repetitions[key] = self.repetitions.get(key, 0) + 1
-        root_moves = self._order(self.board, list(self.board.generate_legal_moves()), None, 0)
+        root_moves = self.history.order(self.board, list(self.board.generate_legal_moves()),
+                                        None, 0)
         max_depth = min(limits.depth, MAX_DEPTH) if limits.depth is not None else self.program.max_depth
         if limits.infinite or limits.nodes is not None:
             max_depth = MAX_DEPTH if limits.depth is None else max_depth
         result = SearchResult(root_moves[0], 0, 0, 0)
-        completed = False
+        durations: list[float] = []
+        score = 0
         try:
             for depth in range(1, max_depth + 1):
-                if (completed and limits.budget is not None
-                        and time.monotonic() - self.start >= limits.budget / 2):
-                    break
-                root_moves, score = self._root(root_moves, depth, flags, result)
-                completed = True
+                began = time.monotonic()
+                if durations and hard is not None:
+                    self.deadline = self.start + hard
+                    before = durations[-2] if len(durations) > 1 else None
+                    if not another_iteration(began - self.start, durations[-1], before, hard):
+                        break
+                root_moves, score = self._aspiration(root_moves, depth, score, result)
+                durations.append(time.monotonic() - began)
                 iteration = Iteration(depth, score, self.nodes, time.monotonic() - self.start,
                                       self._pv(root_moves[0], depth))
                 result.move, result.score, result.depth = root_moves[0], score, depth
@@ -149,34 +160,64 @@ class Searcher:
         result.nodes = self.nodes
         return result
 
-    def _root(self, moves: list[chess.Move], depth: int, flags: int,
+    def _aspiration(self, moves: list[chess.Move], depth: int, guess: int,
+                    result: SearchResult) -> tuple[list[chess.Move], int]:
+        """The root search in a window around the last score, widened when it fails."""
+        if depth < 4 or abs(guess) >= MATE_BOUND:
+            return self._root(moves, depth, -INFINITY, INFINITY, result)
+        delta = ASPIRATION
+        alpha, beta = guess - delta, guess + delta
+        while True:
+            ordered, score = self._root(moves, depth, alpha, beta, result)
+            if alpha < score < beta:
+                return ordered, score
+            moves = ordered
+            delta *= 4
+            if score <= alpha:
+                alpha = -INFINITY if delta > 5000 else score - delta
+            else:
+                beta = INFINITY if delta > 5000 else score + delta
+
+    def _root(self, moves: list[chess.Move], depth: int, alpha: int, beta: int,
               result: SearchResult) -> tuple[list[chess.Move], int]:
         board = self.board
-        key = board._transposition_key()
+        key = position_key(board)
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
-        alpha = -INFINITY
+        original_alpha = alpha
+        best = -INFINITY
         best_index = 0
+        flags = self.root_flags
         for index, move in enumerate(moves):
             bit = castle_bit(board, move)
             board.push(move)
             try:
-                score = -self._negamax(depth - 1, -INFINITY, -alpha, 1, flags | bit)
+                if index == 0:
+                    score = -self._negamax(depth - 1, -beta, -alpha, 1, flags | bit, True)
+                else:
+                    score = -self._negamax(depth - 1, -alpha - 1, -alpha, 1, flags | bit, True)
+                    if alpha < score < beta:
+                        score = -self._negamax(depth - 1, -beta, -alpha, 1, flags | bit, True)
             except SearchStopped:
-                # §11.8: once the first root move (the previous best) is fully searched, a
-                # later move that scored strictly better replaces it; in the first iteration
-                # the best fully searched move is played.
-                if index > 0:
-                    result.move, result.score = moves[best_index], alpha
+                # Once the first root move (the previous best) is fully searched, a later
+                # move that scored strictly better replaces it (§11.8); in the first
+                # iteration the best fully searched move is played.
+                if index > 0 and best > original_alpha:
+                    result.move, result.score = moves[best_index], best
                 raise
             finally:
                 board.pop()
-            if score > alpha:
-                alpha = score
+            if score > best:
+                best = score
                 best_index = index
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
         self.repetitions[key] -= 1
         ordered = [moves[best_index]] + moves[:best_index] + moves[best_index + 1:]
-        self._store(key, depth, EXACT, alpha, moves[best_index], 0)
-        return ordered, alpha
+        if original_alpha < best < beta:
+            self.tt.store(key, depth, EXACT, best, moves[best_index])
+        return ordered, best
 
     # ------------------------------------------------------------------ nodes
 
@@ -188,13 +229,14 @@ class Searcher:
         if self.node_limit is not None and self.nodes >= self.node_limit:
             raise SearchStopped
 
-    def _negamax(self, depth: int, alpha: int, beta: int, ply: int, flags: int) -> int:
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int, flags: int,
+                 null_ok: bool) -> int:
         self.nodes += 1
         if not self.nodes & 15:
             self._poll()
         board = self.board
-        key = board._transposition_key()
-        if key in self.repetitions and self.repetitions[key]:
+        key = position_key(board)
+        if self.repetitions.get(key):
             return 0
         if board.halfmove_clock >= 100:
             if board.is_check() and not any(board.generate_legal_moves()):
@@ -202,53 +244,86 @@ class Searcher:
             return 0
         if board.is_insufficient_material():
             return 0
-        if depth <= 0:
+        # Mate-distance pruning: no line from here beats a mate already found nearer the root.
+        alpha = max(alpha, -(MATE - ply))
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+        in_check = board.is_check()
+        if in_check and ply < MAX_PLY // 2:
+            depth += 1  # check extension
+        if depth <= 0 or ply >= MAX_PLY:
             return self._quiesce(alpha, beta, ply, flags, key)
-        entry = self.tt.get(key)
+        pv_node = beta - alpha > 1
+        entry = self.tt.probe(key)
         tt_move = None
         if entry is not None:
-            e_depth, e_bound, e_score, tt_move = entry
-            if e_depth >= depth:
+            _, e_depth, e_bound, e_score, tt_move, _ = entry
+            if e_depth >= depth and not pv_node:
                 e_score = _from_tt(e_score, ply)
                 if (e_bound == EXACT or (e_bound == LOWER and e_score >= beta)
                         or (e_bound == UPPER and e_score <= alpha)):
                     return e_score
+        # Null move: if passing still holds beta, the position is good enough to cut.
+        if (null_ok and not pv_node and not in_check and depth >= 3
+                and abs(beta) < MATE_BOUND and _has_pieces(board)
+                and self._static(key, flags) >= beta):
+            board.push(_NULL)
+            try:
+                score = -self._negamax(depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1,
+                                       flags, False)
+            finally:
+                board.pop()
+            if score >= beta:
+                return beta if score >= MATE_BOUND else score
         moves = list(board.generate_legal_moves())
         if not moves:
-            return -(MATE - ply) if board.is_check() else 0
+            return -(MATE - ply) if in_check else 0
         original_alpha = alpha
         best = -INFINITY
         best_move = None
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
-        first = True
-        for move in self._order(board, moves, tt_move, ply):
-            bit = castle_bit(board, move)
-            board.push(move)
-            if first:
-                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, flags | bit)
-                first = False
-            else:
-                # Principal-variation search: prove later moves worse with a null window,
-                # and search again with the full window only when one is not.
-                score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, flags | bit)
-                if alpha < score < beta:
-                    score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, flags | bit)
-            board.pop()
-            if score > best:
-                best = score
-                best_move = move
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        if not board.is_capture(move) and move.promotion is None:
-                            killers = self.killers[min(ply, MAX_DEPTH + 1)]
-                            if killers[0] != move:
-                                killers[1] = killers[0]
-                                killers[0] = move
-                        break
-        self.repetitions[key] -= 1
+        them = board.occupied_co[not board.turn]
+        tried: list[chess.Move] = []
+        try:
+            for index, move in enumerate(self.history.order(board, moves, tt_move, ply)):
+                quiet = not (them & BB_SQUARES[move.to_square]) and move.promotion is None \
+                    and not board.is_en_passant(move)
+                bit = castle_bit(board, move)
+                board.push(move)
+                try:
+                    if index == 0:
+                        score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, flags | bit, True)
+                    else:
+                        reduction = 0
+                        if (depth >= 3 and index >= 3 and quiet and not in_check
+                                and not board.is_check()):
+                            reduction = 1 if index < 8 or depth < 5 else 2
+                        score = -self._negamax(depth - 1 - reduction, -alpha - 1, -alpha,
+                                               ply + 1, flags | bit, True)
+                        if reduction and score > alpha:
+                            score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1,
+                                                   flags | bit, True)
+                        if alpha < score < beta:
+                            score = -self._negamax(depth - 1, -beta, -alpha, ply + 1,
+                                                   flags | bit, True)
+                finally:
+                    board.pop()
+                if score > best:
+                    best = score
+                    best_move = move
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            if quiet:
+                                self.history.cutoff(board.turn, move, ply, depth, tried)
+                            break
+                if quiet:
+                    tried.append(move)
+        finally:
+            self.repetitions[key] -= 1
         bound = LOWER if best >= beta else (EXACT if best > original_alpha else UPPER)
-        self._store(key, depth, bound, best, best_move, ply)
+        self.tt.store(key, depth, bound, _to_tt(best, ply), best_move)
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, flags: int, key: Hashable) -> int:
@@ -257,45 +332,66 @@ class Searcher:
             moves = list(board.generate_legal_moves())
             if not moves:
                 return -(MATE - ply)
-            best = -INFINITY
-            if not self.program.quiescence:
+            if not self.program.quiescence or ply >= MAX_PLY:
                 return self._static(key, flags)
+            best = -INFINITY
+            stand = None
+            moves = self.history.order(board, moves, None, ply)
         else:
             stand = self._static(key, flags)
-            if not self.program.quiescence:
+            if not self.program.quiescence or ply >= MAX_PLY or stand >= beta:
                 return stand
-            if stand >= beta:
-                return stand
+            entry = self.tt.probe(key)
+            if entry is not None:
+                e_score = _from_tt(entry[3], ply)
+                e_bound = entry[2]
+                if (e_bound == EXACT or (e_bound == LOWER and e_score >= beta)
+                        or (e_bound == UPPER and e_score <= alpha)):
+                    return e_score
+            if stand + SEE_VALUES[chess.QUEEN] + DELTA_MARGIN < alpha and not _promoting(board):
+                return stand  # delta pruning: not even winning a queen would reach alpha
             best = stand
             if stand > alpha:
                 alpha = stand
-            moves = [m for m in board.generate_legal_moves(
-                chess.BB_ALL, board.occupied_co[not board.turn] | _ep_mask(board))]
-            moves += [m for m in board.generate_legal_moves(
-                board.pawns & board.occupied_co[board.turn], ~board.occupied)
-                if m.promotion == chess.QUEEN]
+            moves = order_captures(board, list(board.generate_pseudo_legal_captures())
+                                   + _queen_promotions(board))
+        original_alpha = alpha
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
-        for move in self._order(board, moves, None, ply):
-            self.nodes += 1
-            if not self.nodes & 15:
-                self._poll()
-            board.push(move)
-            child = board._transposition_key()
-            if self.repetitions.get(child):
-                score = 0
-            elif board.is_insufficient_material():
-                score = 0
-            else:
-                # Castling is never legal in check, so quiescence moves keep the flags.
-                score = -self._quiesce(-beta, -alpha, ply + 1, flags, child)
-            board.pop()
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
-        self.repetitions[key] -= 1
+        try:
+            for move in moves:
+                if stand is not None:
+                    victim = board.piece_type_at(move.to_square) or chess.PAWN
+                    if (not move.promotion
+                            and stand + SEE_VALUES[victim] + DELTA_MARGIN <= alpha):
+                        continue  # delta pruning per capture
+                    if losing_capture(board, move):
+                        continue  # SEE pruning
+                self.nodes += 1
+                if not self.nodes & 15:
+                    self._poll()
+                board.push(move)
+                try:
+                    if stand is not None and board.was_into_check():
+                        continue  # a pseudo-legal capture that leaves the king attacked
+                    child = position_key(board)
+                    if self.repetitions.get(child) or board.is_insufficient_material():
+                        score = 0
+                    else:
+                        # Castling is never a capture nor legal in check: flags are kept.
+                        score = -self._quiesce(-beta, -alpha, ply + 1, flags, child)
+                finally:
+                    board.pop()
+                if score > best:
+                    best = score
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            break
+        finally:
+            self.repetitions[key] -= 1
+        if stand is not None:
+            bound = LOWER if best >= beta else (EXACT if best > original_alpha else UPPER)
+            self.tt.store(key, 0, bound, _to_tt(best, ply), None)
         return best
 
     def _static(self, key: Hashable, flags: int) -> int:
@@ -304,11 +400,14 @@ class Searcher:
         if score is not None:
             return score
         board = self.board
-        if not any(board.generate_legal_moves()):
-            score = 0  # stalemate: checkmate never reaches here (in check is handled before)
+        # Stalemate is only possible when the side to move has no piece but king and pawns
+        # (or no pseudo-legal move at all): only then is the move generator asked.
+        if not (board.occupied_co[board.turn] & ~board.pawns & ~board.kings) \
+                and not any(board.generate_legal_moves()):
+            score = 0
         else:
             try:
-                score = self.program.rule_score(board, board.turn, flags)
+                score = self.program.rule_score(board, board.turn, flags, self._poll)
             except ChespelRuntimeError as exc:
                 score = 0
                 if self.on_error is not None:
@@ -316,64 +415,46 @@ class Searcher:
         if len(self.eval_cache) >= EVAL_CACHE_LIMIT:
             self.eval_cache.clear()
         self.eval_cache[cache_key] = score
-        # An evaluation may take milliseconds: check the clock after each one too, so the
-        # move is out within 50 ms of the budget (§11.8) even with a slow program.
         self._poll()
         return score
 
     # ------------------------------------------------------------------ helpers
 
-    def _order(self, board: chess.Board, moves: list[chess.Move], tt_move: chess.Move | None,
-               ply: int) -> list[chess.Move]:
-        killers = self.killers[min(ply, MAX_DEPTH + 1)]
-        them = board.occupied_co[not board.turn]
-        scored = []
-        for index, move in enumerate(moves):
-            if move == tt_move:
-                weight = _TT_MOVE_BONUS
-            elif them & BB_SQUARES[move.to_square] or move.promotion:
-                victim = board.piece_type_at(move.to_square) or 0
-                attacker = board.piece_type_at(move.from_square) or 0
-                weight = (_CAPTURE_BONUS + _VICTIM[victim] * 16 - _ATTACKER[attacker]
-                          + (_VICTIM[move.promotion] * 16 if move.promotion else 0))
-            elif board.ep_square == move.to_square and board.pawns & BB_SQUARES[move.from_square]:
-                weight = _CAPTURE_BONUS + 16 - 1
-            elif move == killers[0]:
-                weight = _KILLER_BONUS + 1
-            elif move == killers[1]:
-                weight = _KILLER_BONUS
-            else:
-                weight = 0
-            scored.append((-weight, index, move))
-        scored.sort(key=lambda entry: (entry[0], entry[1]))
-        return [entry[2] for entry in scored]
-
-    def _store(self, key: Hashable, depth: int, bound: int, score: int,
-               move: chess.Move | None, ply: int) -> None:
-        if len(self.tt) >= self.capacity and key not in self.tt:
-            self.tt.clear()
-        self.tt[key] = (depth, bound, _to_tt(score, ply), move)
-
     def _pv(self, first: chess.Move, depth: int) -> tuple[chess.Move, ...]:
         board = self.board.copy(stack=False)
         pv = [first]
         board.push(first)
-        seen = {board._transposition_key()}
+        seen = {position_key(board)}
         while len(pv) < depth:
-            entry = self.tt.get(board._transposition_key())
-            if entry is None or entry[3] is None or not board.is_legal(entry[3]):
+            entry = self.tt.probe(position_key(board))
+            if entry is None or entry[4] is None or not board.is_legal(entry[4]):
                 break
-            board.push(entry[3])
-            key = board._transposition_key()
+            board.push(entry[4])
+            key = position_key(board)
             if key in seen:
                 break
             seen.add(key)
-            pv.append(entry[3])
+            pv.append(entry[4])
         return tuple(pv)
 
 
-def _ep_mask(board: chess.Board) -> int:
-    return BB_SQUARES[board.ep_square] if board.ep_square is not None else 0
+def _has_pieces(board: chess.Board) -> bool:
+    """Whether the side to move has a piece besides king and pawns (zugzwang guard)."""
+    return bool(board.occupied_co[board.turn] & ~board.pawns & ~board.kings)
+
+
+def _promoting(board: chess.Board) -> bool:
+    seventh = chess.BB_RANK_7 if board.turn else chess.BB_RANK_2
+    return bool(board.pawns & board.occupied_co[board.turn] & seventh)
+
+
+def _queen_promotions(board: chess.Board) -> list[chess.Move]:
+    """Quiet promotions to a queen (captures with promotion are among the captures)."""
+    if not _promoting(board):
+        return []
+    return [move for move in board.generate_pseudo_legal_moves(
+        board.pawns & board.occupied_co[board.turn], ~board.occupied)
+        if move.promotion == chess.QUEEN]
 
 
 def _to_tt(score: int, ply: int) -> int:

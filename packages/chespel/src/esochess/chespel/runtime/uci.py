@@ -1,9 +1,17 @@
-"""UCI mode (§10.9): protocol lines on standard output, the search in a background thread."""
+"""UCI mode (§10.9): protocol lines on standard output, the search in a background thread.
+
+The reader (the thread that calls `UciSession.run`) never waits for a search: `isready`,
+`stop` and `quit` are answered at once in every state. While a search runs, every other
+command is queued and carried out, in order, by the search thread once the search has
+ended. A `position` that is rejected leaves no position: each `go` then answers
+`bestmove 0000` with an `info string` saying why, until a valid `position` arrives.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 
 import chess
@@ -12,6 +20,8 @@ from esochess.chespel.runtime.engine import Engine, Game
 from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Output
 from esochess.chespel.runtime.search import Iteration, Limits, mate_in
+from esochess.chespel.runtime.timing import clock_limits
+from esochess.chespel.runtime.values import printable
 
 
 def score_text(score: int) -> str:
@@ -32,6 +42,10 @@ def info_line(iteration: Iteration) -> str:
             f"nodes {iteration.nodes} nps {nps} time {millis} pv {pv}")
 
 
+protocol_text = printable
+"""Nothing from a file name or a program can start a protocol line of its own."""
+
+
 class LockedOutput(Output):
     """Output shared by the reader thread and the search thread."""
 
@@ -40,9 +54,15 @@ class LockedOutput(Output):
         self._lock = threading.Lock()
 
     def line(self, text: str) -> None:
-        """Write one whole line, never interleaved with the other thread's."""
+        """Write one whole, sanitised line, never interleaved with the other thread's."""
         with self._lock:
-            super().line(text)
+            super().line(protocol_text(text))
+
+
+_QUEUED = tuple[str, str, str, float, threading.Event | None]
+"""A command waiting for the search to end: word, arguments, line, read time, stop event."""
+QUIT_WAIT = 5.0
+"""Seconds `quit` waits for a stopped search to end (it stops within milliseconds)."""
 
 
 class UciSession:
@@ -52,10 +72,17 @@ class UciSession:
         self.engine = engine
         self.out = LockedOutput(out)
         engine.report = lambda message: self.out.line(f"info string {message}")
-        self.game = Game.start(chess.Board())
-        self.thread: threading.Thread | None = None
-        self.infinite = False
-        self.stop_event = threading.Event()
+        self.game: Game | None = Game.start(chess.Board())
+        self.rejected = ""
+        """Why there is no position (the last `position` command was rejected)."""
+        self._lock = threading.Lock()
+        self._pending: deque[_QUEUED] = deque()
+        self._stops: list[threading.Event] = []
+        self._infinite: set[threading.Event] = set()
+        self._worker: threading.Thread | None = None
+        self._quitting = False
+
+    # ------------------------------------------------------------------ reader
 
     def run(self, lines: Iterator[str], first: str | None = None) -> int:
         """Answer commands until `quit` or the end of input; returns the exit status 0."""
@@ -68,20 +95,67 @@ class UciSession:
         return 0
 
     def handle(self, line: str) -> bool:
-        """Answer one command; False after `quit`."""
+        """Read one command: answer it, start it or queue it; False after `quit`."""
         word, _, rest = line.partition(" ")
         rest = rest.strip()
         try:
             if word == "quit":
-                self.stop()
+                self.quit()
                 return False
-            self.command(word, rest, line)
+            if word == "isready":
+                self.out.line("readyok")
+                return True
+            if word == "stop":
+                self.stop()
+                return True
+            start = time.monotonic()
+            event = threading.Event() if word == "go" else None
+            with self._lock:
+                if event is not None:
+                    self._stops.append(event)
+                    if "infinite" in rest.split():
+                        self._infinite.add(event)
+                if self._worker is not None:
+                    self._pending.append((word, rest, line, start, event))
+                    return True
+            self.command(word, rest, line, start, event)
         except Exception as exc:  # never a traceback (§10.1)
             self.out.line(f"info string error: internal error: {exc}")
         return True
 
-    def command(self, word: str, rest: str, line: str) -> None:
-        """Dispatch one UCI command."""
+    def stop(self) -> None:
+        """End the running search and any queued one (each still prints `bestmove`)."""
+        with self._lock:
+            for event in self._stops:
+                event.set()
+
+    def quit(self) -> None:
+        """Stop everything, drop queued commands and wait briefly for the search thread."""
+        with self._lock:
+            self._quitting = True
+            self._pending.clear()
+        self.stop()
+        worker = self._worker
+        if worker is not None:
+            worker.join(QUIT_WAIT)
+
+    def finish(self) -> None:
+        """At the end of input: let finite searches end by themselves (infinite ones are
+        stopped) and carry out the queued commands."""
+        while True:
+            with self._lock:
+                for event in self._infinite:
+                    event.set()
+                worker = self._worker
+            if worker is None:
+                return
+            worker.join()
+
+    # ------------------------------------------------------------------ commands
+
+    def command(self, word: str, rest: str, line: str, start: float,
+                event: threading.Event | None) -> None:
+        """Carry out one command (in the reader when idle, else in the search thread)."""
         program = self.engine.program
         if word == "uci":
             self.out.line(f"id name {program.name}")
@@ -89,22 +163,15 @@ class UciSession:
             self.out.line(f"option name Hash type spin default {program.hash_size} min 1 max 4096")
             self.out.line("option name OwnBook type check default true")
             self.out.line("uciok")
-        elif word == "isready":
-            self.out.line("readyok")
         elif word == "setoption":
             self.set_option(rest)
         elif word == "ucinewgame":
-            self.finish()
             self.engine.searcher.clear()
         elif word == "position":
-            self.finish()
             self.position(rest)
         elif word == "go":
-            start = time.monotonic()
-            self.finish()
-            self.go(rest.split(), start)
-        elif word == "stop":
-            self.stop()
+            assert event is not None
+            self.go(rest.split(), start, event)
         elif word in ("ponderhit", "debug", "register"):
             return
         else:
@@ -120,7 +187,6 @@ class UciSession:
             name, value = " ".join(words[1:]), ""
         option = name.lower()
         if option == "hash" and value.isdigit() and 1 <= int(value) <= 4096:
-            self.finish()
             self.engine.searcher.resize(int(value))
         elif option == "ownbook" and value.lower() in ("true", "false"):
             self.engine.use_book = value.lower() == "true"
@@ -130,19 +196,20 @@ class UciSession:
             self.out.line(f"info string unknown option {name}")
 
     def position(self, rest: str) -> None:
-        """`position startpos|fen F [moves …]`; keeps the moves before a bad one."""
+        """`position startpos|fen F [moves …]`; a bad FEN or move rejects the whole command."""
         spec, _, moves = rest.partition("moves")
         spec = spec.strip()
+        self.game = None
         if spec == "startpos":
             board = chess.Board()
         elif spec.startswith("fen "):
             try:
                 board = parse_fen(spec[4:].strip())
             except FenError as exc:
-                self.out.line(f"info string error: invalid FEN: {exc}")
+                self.reject(f"invalid FEN: {exc}")
                 return
         else:
-            self.out.line(f"info string error: invalid position command: {rest}")
+            self.reject(f"invalid position command: {rest}")
             return
         game = Game.start(board)
         for text in moves.split():
@@ -151,13 +218,19 @@ class UciSession:
             except ValueError:
                 move = None
             if move is None or move not in game.board.legal_moves:
-                self.out.line(f"info string error: illegal move: {text}")
-                break
+                self.reject(f"illegal move: {text}")
+                return
             game.push(move)
         self.game = game
+        self.rejected = ""
 
-    def limits(self, args: list[str]) -> Limits:
-        """The limits of a `go` command (§11.8)."""
+    def reject(self, reason: str) -> None:
+        """Report a rejected `position`; there is no position until a valid one arrives."""
+        self.rejected = reason
+        self.out.line(f"info string error: {reason}")
+
+    def limits(self, args: list[str], board: chess.Board) -> Limits:
+        """The limits of a `go` command."""
         values: dict[str, int] = {}
         infinite = False
         for index, word in enumerate(args):
@@ -170,31 +243,59 @@ class UciSession:
                 except ValueError:
                     self.out.line(f"info string error: bad value for {word}")
         max_time = self.engine.program.max_time
-        budget: float | None = None
+        depth = values.get("depth")
+        depth = max(1, depth) if depth is not None else None
         if "movetime" in values:
-            budget = values["movetime"] / 1000
-        elif "wtime" in values or "btime" in values:
-            white = self.game.board.turn == chess.WHITE
+            return Limits(budget=max(values["movetime"], 1) / 1000, depth=depth,
+                          nodes=values.get("nodes"))
+        if "wtime" in values or "btime" in values:
+            white = board.turn == chess.WHITE
             remaining = values.get("wtime" if white else "btime", 0) / 1000
             increment = values.get("winc" if white else "binc", 0) / 1000
-            moves_to_go = values.get("movestogo") or 30
-            budget = min(remaining / moves_to_go + 0.8 * increment, remaining / 4) - 0.050
-            budget = min(max(budget, 0.010), max_time)
-        elif not infinite and "depth" not in values and "nodes" not in values:
-            budget = max_time
-        depth = values.get("depth")
-        return Limits(budget=budget, depth=max(1, depth) if depth is not None else None,
-                      nodes=values.get("nodes"), infinite=infinite)
+            clock = clock_limits(remaining, increment, values.get("movestogo"), max_time)
+            return Limits(budget=clock.budget, depth=depth, nodes=values.get("nodes"),
+                          minimum=clock.minimum)
+        budget = None if infinite or depth is not None or "nodes" in values else max_time
+        return Limits(budget=budget, depth=depth, nodes=values.get("nodes"), infinite=infinite)
 
-    def go(self, args: list[str], start: float) -> None:
-        """Start a search in the background."""
-        limits = self.limits(args)
-        self.infinite = limits.infinite
-        self.stop_event = threading.Event()
+    def go(self, args: list[str], start: float, event: threading.Event) -> None:
+        """Search the current position in the search thread (started here when idle)."""
+        if self.game is None:
+            self.out.line(f"info string error: no position to search ({self.rejected}); "
+                          "send a valid 'position' command")
+            self.out.line("bestmove 0000")
+            self._done(event)
+            return
         game = Game(self.game.board.copy(), self.game.flags, list(self.game.keys))
-        self.thread = threading.Thread(
-            target=self._search, args=(game, limits, start, self.stop_event), daemon=True)
-        self.thread.start()
+        limits = self.limits(args, game.board)
+        if threading.current_thread() is self._worker:
+            self._search(game, limits, start, event)
+            return
+        with self._lock:
+            self._worker = threading.Thread(target=self._work, args=(game, limits, start, event),
+                                            daemon=True)
+            self._worker.start()
+
+    def _work(self, game: Game, limits: Limits, start: float, event: threading.Event) -> None:
+        """The search thread: the search, then the commands queued meanwhile, in order."""
+        self._search(game, limits, start, event)
+        while True:
+            with self._lock:
+                if not self._pending or self._quitting:
+                    self._pending.clear()
+                    self._worker = None
+                    return
+                word, rest, line, queued_at, queued_event = self._pending.popleft()
+            try:
+                self.command(word, rest, line, queued_at, queued_event)
+            except Exception as exc:  # never a traceback (§10.1)
+                self.out.line(f"info string error: internal error: {exc}")
+
+    def _done(self, event: threading.Event) -> None:
+        with self._lock:
+            if event in self._stops:
+                self._stops.remove(event)
+            self._infinite.discard(event)
 
     def _search(self, game: Game, limits: Limits, start: float, stop: threading.Event) -> None:
         try:
@@ -214,18 +315,5 @@ class UciSession:
         except Exception as exc:  # never a traceback (§10.1)
             self.out.line(f"info string error: internal error: {exc}")
             self.out.line("bestmove 0000")
-
-    def finish(self) -> None:
-        """Let a finite search end by itself (an infinite one is stopped) and wait for it."""
-        if self.thread is not None:
-            if self.infinite:
-                self.stop_event.set()
-            self.thread.join()
-            self.thread = None
-
-    def stop(self) -> None:
-        """End a running search (its thread prints `bestmove`) and wait for it."""
-        if self.thread is not None:
-            self.stop_event.set()
-            self.thread.join()
-            self.thread = None
+        finally:
+            self._done(stop)

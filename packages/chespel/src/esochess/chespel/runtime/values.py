@@ -107,3 +107,11 @@ def str_color(color: bool) -> str:
 def str_player(color: bool, me: bool) -> str:
     """String form of a Player, which is relative to the perspective colour `me`."""
     return "me" if color == me else "foe"
+
+
+def printable(text: str) -> str:
+    """`text` with every character that is not printable (newlines, carriage returns,
+    other controls and separators) replaced by `?`, for protocol lines and PGN headers."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else "?" for char in text)

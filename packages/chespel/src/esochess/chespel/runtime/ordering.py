@@ -1,0 +1,153 @@
+"""Move ordering and the static exchange: which moves the search tries first, and which
+captures lose material however the exchange on the target cell goes (§11, issue 17).
+
+Everything here is deterministic: ties keep the move generator's order.
+"""
+
+from __future__ import annotations
+
+import chess
+from chess import BB_SQUARES
+
+SEE_VALUES = (0, 1000, 3000, 3000, 5000, 9000, 100_000)
+"""Exchange values in milli-units (pawn = 1.000), indexed by python-chess piece type."""
+# MVV-LVA weights: victim value dominates, attacker value breaks ties (king last).
+_VICTIM = (0, 1, 3, 3, 5, 9, 0)
+_ATTACKER = (0, 1, 3, 3, 5, 9, 10)
+TT_MOVE_BONUS = 1 << 30
+CAPTURE_BONUS = 1 << 26
+KILLER_BONUS = 1 << 24
+HISTORY_LIMIT = 1 << 22
+"""History scores stay below the killer bonus (they are halved when one gets there)."""
+
+
+class History:
+    """Killer moves per ply and the history heuristic (quiet moves that caused cut-offs)."""
+
+    def __init__(self, plies: int) -> None:
+        self.plies = plies
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget everything (a new game)."""
+        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(self.plies)]
+        self.scores = [0] * (2 * 64 * 64)
+
+    def age(self) -> None:
+        """Between searches: halve the history so that recent cut-offs weigh more."""
+        self.scores = [score >> 1 for score in self.scores]
+        self.killers = [[None, None] for _ in range(self.plies)]
+
+    def cutoff(self, turn: bool, move: chess.Move, ply: int, depth: int,
+               tried: list[chess.Move]) -> None:
+        """A quiet `move` refuted the position: remember it; the quiet moves tried before it
+        failed (`tried`) lose a little."""
+        killers = self.killers[min(ply, self.plies - 1)]
+        if killers[0] != move:
+            killers[1] = killers[0]
+            killers[0] = move
+        base = 4096 if turn else 0
+        scores = self.scores
+        bonus = depth * depth
+        index = base + move.from_square * 64 + move.to_square
+        scores[index] += bonus
+        for other in tried:
+            at = base + other.from_square * 64 + other.to_square
+            scores[at] = max(0, scores[at] - bonus)
+        if scores[index] >= HISTORY_LIMIT:
+            self.scores = [score >> 1 for score in scores]
+
+    def order(self, board: chess.Board, moves: list[chess.Move], tt_move: chess.Move | None,
+              ply: int) -> list[chess.Move]:
+        """TT move, then captures and promotions by MVV-LVA, killers, history."""
+        killers = self.killers[min(ply, self.plies - 1)]
+        them = board.occupied_co[not board.turn]
+        base = 4096 if board.turn else 0
+        scores = self.scores
+        ep = board.ep_square
+        pawns = board.pawns
+        scored = []
+        for index, move in enumerate(moves):
+            to = move.to_square
+            if move == tt_move:
+                weight = TT_MOVE_BONUS
+            elif them & BB_SQUARES[to] or move.promotion:
+                weight = capture_weight(board, move)
+            elif to == ep and pawns & BB_SQUARES[move.from_square]:
+                weight = CAPTURE_BONUS + 16 - 1
+            elif move == killers[0]:
+                weight = KILLER_BONUS + 1
+            elif move == killers[1]:
+                weight = KILLER_BONUS
+            else:
+                weight = scores[base + move.from_square * 64 + to]
+            scored.append((-weight, index, move))
+        scored.sort()
+        return [entry[2] for entry in scored]
+
+
+def capture_weight(board: chess.Board, move: chess.Move) -> int:
+    """MVV-LVA weight of a capture or promotion (en passant counts as pawn takes pawn)."""
+    victim = board.piece_type_at(move.to_square) or (chess.PAWN if board.is_en_passant(move) else 0)
+    attacker = board.piece_type_at(move.from_square) or 0
+    return (CAPTURE_BONUS + _VICTIM[victim] * 16 - _ATTACKER[attacker]
+            + (_VICTIM[move.promotion] * 16 if move.promotion else 0))
+
+
+def order_captures(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
+    """Captures by MVV-LVA, generator order for ties."""
+    scored = sorted((-capture_weight(board, move), index, move) for index, move in enumerate(moves))
+    return [entry[2] for entry in scored]
+
+
+def see(board: chess.Board, move: chess.Move) -> int:
+    """The static exchange evaluation of a capture, in milli-units for the side to move:
+    both sides recapture on the target cell with their least valuable piece (x-rays seen),
+    and either may stop when going on would lose."""
+    to = move.to_square
+    victim = board.piece_type_at(to)
+    if victim is None:
+        victim = chess.PAWN if board.is_en_passant(move) else 0
+    attacker = board.piece_type_at(move.from_square) or 0
+    occupied = board.occupied & ~BB_SQUARES[move.from_square]
+    if victim == chess.PAWN and board.is_en_passant(move):
+        occupied &= ~BB_SQUARES[to + (-8 if board.turn else 8)]
+    gains = [SEE_VALUES[victim] + (SEE_VALUES[move.promotion] - SEE_VALUES[chess.PAWN]
+                                   if move.promotion else 0)]
+    on_square = SEE_VALUES[move.promotion or attacker]
+    side = not board.turn
+    while True:
+        attackers = board.attackers_mask(side, to, occupied) & occupied
+        if not attackers:
+            break
+        piece_type, square = _least_valuable(board, attackers)
+        gains.append(on_square - gains[-1])
+        on_square = SEE_VALUES[piece_type]
+        occupied &= ~BB_SQUARES[square]
+        side = not side
+        if piece_type == chess.KING and board.attackers_mask(side, to, occupied) & occupied:
+            gains.pop()  # the king cannot capture into an attacked cell
+            break
+    while len(gains) > 1:
+        last = gains.pop()
+        gains[-1] = -max(-gains[-1], last)
+    return gains[0]
+
+
+def _least_valuable(board: chess.Board, attackers: int) -> tuple[int, int]:
+    for piece_type, mask in ((chess.PAWN, board.pawns), (chess.KNIGHT, board.knights),
+                             (chess.BISHOP, board.bishops), (chess.ROOK, board.rooks),
+                             (chess.QUEEN, board.queens), (chess.KING, board.kings)):
+        found = attackers & mask
+        if found:
+            return piece_type, (found & -found).bit_length() - 1
+    raise AssertionError("attackers without a piece")
+
+
+def losing_capture(board: chess.Board, move: chess.Move) -> bool:
+    """Whether a capture loses material by the exchange (never for a cheaper attacker)."""
+    attacker = board.piece_type_at(move.from_square) or 0
+    victim = board.piece_type_at(move.to_square) or chess.PAWN
+    if SEE_VALUES[victim] >= SEE_VALUES[attacker] or move.promotion:
+        return False
+    return see(board, move) < 0
