@@ -9,7 +9,12 @@ push/pop, no evaluation): the ratio says how close the engine is to bare move ge
 Targets (§11.11): material >= 20 000 nodes/s and depth >= 5 within 4 s from the start
 position; positional >= 8 000 nodes/s.
 
-Usage: python benchmarks/chespel_search.py [--seconds 4] [--quick]
+Issue 17 adds "nodes to depth 5": each position searched to depth 5 from a cleared
+state (capped at --cap CPU-seconds), nodes and CPU-seconds summed over the set. To compare
+with an older checkout, run the same script with PYTHONPATH pointing at that checkout's
+packages (the script only uses Searcher, Limits and the example programs).
+
+Usage: python benchmarks/chespel_search.py [--seconds 4] [--quick] [--cap 120]
 """
 
 from __future__ import annotations
@@ -46,8 +51,8 @@ class CpuDeadline:
         return time.process_time() >= self.end
 
 
-def load(name: str) -> Program:
-    path = ROOT / "examples" / "chespel" / name
+def load(name: str, directory: Path = ROOT / "examples" / "chespel") -> Program:
+    path = directory / name
     result = compile_source(str(path), path.read_text())
     assert result.ok
     return compile_program(result)
@@ -91,17 +96,30 @@ def measure(program: Program, fen: str, seconds: float) -> tuple[int, int, float
     return within_one, within_all, result.nodes / used
 
 
+def to_depth(program: Program, fen: str, depth: int, cap: float) -> tuple[int, float, bool]:
+    """(nodes, CPU-seconds, completed) of a fixed-depth search from a cleared state."""
+    searcher = Searcher(program)
+    start = time.process_time()
+    result = searcher.search(chess.Board(fen), 0, [], Limits(depth=depth),
+                             stop=CpuDeadline(cap))  # type: ignore[arg-type]
+    return result.nodes, time.process_time() - start, result.depth >= depth
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--quick", action="store_true", help="1 CPU-second per position")
+    parser.add_argument("--cap", type=float, default=120.0,
+                        help="CPU-seconds allowed per position for the depth-5 search")
+    parser.add_argument("--programs", type=Path, default=ROOT / "examples" / "chespel",
+                        help="directory holding material.chp and positional.chp")
     args = parser.parse_args()
     seconds = 1.0 if args.quick else args.seconds
     yardstick = perft_rate(2.0)
     print(f"yardstick: python-chess perft {yardstick:,.0f} nodes/CPU-s")
     targets = {"material.chp": 20_000, "positional.chp": 8_000}
     for name, target in targets.items():
-        program = load(name)
+        program = load(name, args.programs)
         rates = []
         print(f"{name} (target {target:,} nodes/s)")
         for label, fen in POSITIONS.items():
@@ -113,6 +131,14 @@ def main() -> None:
         mean = statistics.mean(rates)
         print(f"  mean {mean:,.0f} nodes/s = {mean / yardstick:.3f} x perft = "
               f"{mean / target:.2f} x target")
+        total_nodes, total_cpu = 0, 0.0
+        for label, fen in POSITIONS.items():
+            nodes, cpu, done = to_depth(program, fen, 5, args.cap)
+            total_nodes += nodes
+            total_cpu += cpu
+            print(f"  {label:9s} depth 5: {nodes:9,} nodes {cpu:7.2f} CPU-s"
+                  + ("" if done else f"  (not reached within {args.cap:g} CPU-s)"))
+        print(f"  nodes to depth 5, all positions: {total_nodes:,} in {total_cpu:.1f} CPU-s")
 
 
 if __name__ == "__main__":
