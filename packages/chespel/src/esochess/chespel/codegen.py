@@ -151,7 +151,7 @@ class _Generator:
         split = len(main_rules)
         self.drivers("main", functions[:split])
         self.drivers("endgame", functions[split:])
-        positions = {name: (rule.pos.line, rule.pos.column, rule.name)
+        positions = {name: (rule.name_pos.line, rule.name_pos.column, rule.name)
                      for rule, name in functions}
         self.lines.append("")
         self.lines.append(f"RULE_POSITIONS = {positions!r}")
