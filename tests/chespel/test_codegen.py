@@ -10,11 +10,20 @@ import chess
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_eval_support import S, example, generated, program, random_walk, score, verbose
+from test_eval_support import (
+    SPEC_POSITIONAL,
+    S,
+    example,
+    generated,
+    program,
+    random_walk,
+    score,
+    verbose,
+)
 
 from esochess.chespel.codegen import CodegenError, mangle, program_name
 
-POSITIONAL = example("positional.chp")
+POSITIONAL = example("spec_positional.chp")
 FULL = example("full.chp")
 
 
@@ -33,7 +42,7 @@ def imports_of(source: str) -> list[str]:
 
 
 def test_generated_module_shape() -> None:
-    source = generated((example_text := _example("positional.chp")), "positional.chp")
+    source = generated((example_text := SPEC_POSITIONAL.read_text()), "positional.chp")
     assert example_text
     assert imports_of(source) == ["chess", "esochess.chespel.runtime",
                                   "esochess.chespel.runtime.values"]
@@ -43,12 +52,6 @@ def test_generated_module_shape() -> None:
     assert "_scan(ctx.occupied_co[me] & ctx.board.pawns)" in source
     assert "_scan(ctx.occupied_co[me] & ctx.board.rooks)" in source
     assert "piece_map" not in source
-
-
-def _example(name: str) -> str:
-    from test_eval_support import EXAMPLES
-
-    return (EXAMPLES / name).read_text()
 
 
 def test_strings_and_paths_cannot_inject_code() -> None:

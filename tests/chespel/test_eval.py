@@ -23,7 +23,7 @@ from test_eval_support import (
 )
 
 MATERIAL = example("material.chp")
-POSITIONAL = example("positional.chp")
+POSITIONAL = example("spec_positional.chp")
 
 
 def test_k02_board_and_perspective() -> None:

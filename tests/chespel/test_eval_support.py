@@ -62,9 +62,13 @@ def generated(text: str, path: str = "t.chp") -> str:
     return generate(result)
 
 
+SPEC_POSITIONAL = Path(__file__).resolve().parent / "programs" / "spec_positional.chp"
+"""The specification's positional program (its conformance checks give its values)."""
+
+
 def example(name: str) -> Program:
-    """Compile examples/chespel/NAME."""
-    path = EXAMPLES / name
+    """Compile examples/chespel/NAME (or SPEC_POSITIONAL for `spec_positional.chp`)."""
+    path = SPEC_POSITIONAL if name == SPEC_POSITIONAL.name else EXAMPLES / name
     result = compile_source(f"examples/{name}", path.read_text())
     assert result.ok
     return compile_program(result)

@@ -124,8 +124,9 @@ def test_build_refuses_a_program_with_errors(tmp_path: Path) -> None:
 
 def test_k30_eval_subcommand(tmp_path: Path) -> None:
     e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
-    one = chespel("eval", str(EXAMPLES / "positional.chp"), "-v", e4)
-    several = chespel("eval", str(EXAMPLES / "positional.chp"), "-v", *e4.split())
+    spec = ROOT / "tests" / "chespel" / "programs" / "spec_positional.chp"  # K30's program
+    one = chespel("eval", str(spec), "-v", e4)
+    several = chespel("eval", str(spec), "-v", *e4.split())
     assert one.returncode == 0 and one.stdout == several.stdout
     assert one.stdout.splitlines()[9:11] == ["score for black: -0.3", "me:    material: +8 (8)"]
     (tmp_path / "t.chp").write_text("module evaluation\nrule r:\n\tscore q.value;\n")

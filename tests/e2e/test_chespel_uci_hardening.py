@@ -267,11 +267,11 @@ def test_adversarial_interleavings_give_legal_moves_and_prompt_readyok() -> None
                 answers.append(line)
             elif line == "readyok":
                 ready_at.append(at)
-        latencies = [(at - sent) * 1000 for at, sent in zip(ready_at, pending_ready)]
+        latencies = [(at - sent) * 1000 for at, sent in zip(ready_at, pending_ready, strict=True)]
     finally:
         engine.close()
     assert len(answers) == len(expected)
-    for answer, position in zip(answers, expected):
+    for answer, position in zip(answers, expected, strict=True):
         if position is None or position.is_game_over():
             assert answer == "bestmove 0000"
         else:

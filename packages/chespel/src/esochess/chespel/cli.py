@@ -13,6 +13,7 @@ import click
 
 from esochess.chespel.build import BuildError, default_output, write_executable
 from esochess.chespel.codegen import CodegenError, generate_checked, load
+from esochess.chespel.cost import SAMPLE, cost_report, rule_costs
 from esochess.chespel.frontend import CheckResult, compile_source, format_report
 from esochess.chespel.match import (
     EngineSpec,
@@ -25,7 +26,9 @@ from esochess.chespel.match import (
 )
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.main import run_repl, run_uci
+from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Repl
+from esochess.chespel.runtime.values import ChespelRuntimeError
 from esochess.fen import SourceError, files, format_diagnostic
 
 EXIT_RUNTIME = 1
@@ -100,15 +103,38 @@ def build(file: str, output: str | None) -> None:
 
 @main.command(name="eval")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.argument("fen", nargs=-1, required=True)
+@click.argument("fen", nargs=-1)
 @click.option("-v", "verbose", is_flag=True, help="Also print the justification lines.")
-def eval_command(file: str, fen: tuple[str, ...], verbose: bool) -> None:
+@click.option("--cost", is_flag=True,
+              help="Print the CPU time of each rule per evaluation, over FEN or a built-in "
+                   "set of positions.")
+def eval_command(file: str, fen: tuple[str, ...], verbose: bool, cost: bool) -> None:
     """Print what the engine prints for `eval [v] FEN` (exit 1 on a bad FEN or run-time error)."""
+    if not fen and not cost:
+        raise click.UsageError("missing argument 'FEN...'")
     program = compiled(file)
+    if cost:
+        sys.exit(print_costs(program, " ".join(fen)))
     repl = Repl(program, sys.stdin, sys.stdout)
     text = " ".join(fen)
     repl.command("eval", f"v {text}" if verbose else text, "")
     sys.exit(EXIT_RUNTIME if repl.failures else 0)
+
+
+def print_costs(program: Program, text: str) -> int:
+    """`eval --cost`: the rule costs over one FEN (or the built-in set); the exit status."""
+    try:
+        boards = [parse_fen(text)] if text else [parse_fen(f) for f in SAMPLE]
+        costs, total = rule_costs(program, boards)
+    except FenError as exc:
+        click.echo(f"error: invalid FEN: {exc}")
+        return EXIT_RUNTIME
+    except ChespelRuntimeError as exc:
+        click.echo(exc.render(program.source_path))
+        return EXIT_RUNTIME
+    for line in cost_report(costs, total, len(boards)):
+        click.echo(line)
+    return 0
 
 
 @main.command(name="run")

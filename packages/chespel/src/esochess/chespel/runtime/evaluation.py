@@ -63,8 +63,10 @@ class Program:
     threshold: int = 20_000
     replace: bool = False
     openings: tuple[OpeningRule, ...] = ()
-    rule_positions: dict[str, tuple[int, int, str]] = field(default_factory=dict)
-    """Generated rule function name → (line, column, rule name), to locate resource errors."""
+    rule_positions: dict[str, tuple[int, int, str, bool]] = field(default_factory=dict)
+    """Generated rule function name → (line, column, rule name, sym), to locate errors."""
+    rule_functions: dict[str, ScoreFunction] = field(default_factory=dict)
+    """Generated rule function name → its score function for one perspective."""
 
     @classmethod
     def from_module(cls, module: ModuleType | Any) -> Program:
@@ -85,6 +87,8 @@ class Program:
             replace=module.REPLACE,
             openings=tuple(OpeningRule(*rule) for rule in module.OPENINGS),
             rule_positions=dict(getattr(module, "RULE_POSITIONS", {})),
+            rule_functions={name: getattr(module, name)
+                            for name in getattr(module, "RULE_POSITIONS", {})},
         )
 
     def context(self, board: chess.Board, flags: int) -> Context:
@@ -120,7 +124,7 @@ class Program:
         where = _innermost_rule(exc.__traceback__, self.rule_positions)
         if where is None:
             return ChespelRuntimeError(1, 1, f"{what} while evaluating")
-        line, column, name = where
+        line, column, name, _ = where
         return ChespelRuntimeError(line, column, f"{what} in rule {name}")
 
     def evaluate(self, board: chess.Board, color: bool, flags: int) -> int:
@@ -160,8 +164,8 @@ def fixed_value(board: chess.Board, color: bool) -> tuple[int, str] | None:
     return None
 
 
-def _innermost_rule(trace: TracebackType | None,
-                    positions: dict[str, tuple[int, int, str]]) -> tuple[int, int, str] | None:
+def _innermost_rule(trace: TracebackType | None, positions: dict[str, tuple[int, int, str, bool]],
+                    ) -> tuple[int, int, str, bool] | None:
     """The position of the last generated rule function on the traceback, if any."""
     found = None
     while trace is not None:

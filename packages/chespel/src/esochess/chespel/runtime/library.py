@@ -45,7 +45,6 @@ BB_LONG_DIAGONALS = 0x8040201008040201 | 0x0102040810204080
 BB_DIAGONAL_THROUGH = [chess.BB_DIAG_ATTACKS[sq][0] for sq in range(64)]
 BB_STRAIGHT_THROUGH = [chess.BB_RANK_ATTACKS[sq][0] | chess.BB_FILE_ATTACKS[sq][0]
                        for sq in range(64)]
-PHASE_VALUES = ((chess.KNIGHT, 3000), (chess.BISHOP, 3000), (chess.ROOK, 5000), (chess.QUEEN, 9000))
 STARTING_TYPES = (
     chess.ROOK, chess.KNIGHT, chess.BISHOP, chess.QUEEN, chess.KING, chess.BISHOP,
     chess.KNIGHT, chess.ROOK,
@@ -104,9 +103,8 @@ class Context:
     def phase_material(self) -> int:
         """Phase material of §2.4 in milli-units."""
         board = self.board
-        return sum(value * chess.popcount(board.pieces_mask(t, chess.WHITE)
-                                          | board.pieces_mask(t, chess.BLACK))
-                   for t, value in PHASE_VALUES)
+        return ((board.knights | board.bishops).bit_count() * 3000
+                + board.rooks.bit_count() * 5000 + board.queens.bit_count() * 9000)
 
 
 def squares(mask: int) -> list[int]:
@@ -329,9 +327,12 @@ def Cell_adjacent(ctx: Context, me: bool, sq: int) -> list[int]:
     return squares(chess.BB_KING_ATTACKS[sq])
 
 
+_DISTANCE = [[chess.square_distance(a, b) * 1000 for b in range(64)] for a in range(64)]
+
+
 def Cell_distance(ctx: Context, me: bool, sq: int, other: int) -> int:
     """King-move distance as a Num."""
-    return chess.square_distance(sq, other) * 1000
+    return _DISTANCE[sq][other]
 
 
 def Cell_guarded(ctx: Context, me: bool, sq: int) -> bool:

@@ -1,0 +1,59 @@
+"""Piece-square tables for specialised rule loops (see esochess/chespel/specialise.py).
+
+`square_table(f)` runs `f(ctx, cell)` for every colour, piece type and cell on a board
+holding that one piece, and lays the results out as colour * 448 + type * 64 + cell. An
+entry whose computation raises a run-time error is None (the generated loop then runs the
+generic code, which raises that error where the program's author expects it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import chess
+
+from esochess.chespel.runtime.library import Context
+from esochess.chespel.runtime.values import ChespelRuntimeError
+
+SIZE = 2 * 448
+
+
+def square_table(f: Callable[[Context, int], int]) -> list[int | None]:
+    """The table of `f` over every (colour, type, cell)."""
+    table: list[int | None] = [None] * SIZE
+    board = chess.Board.empty()
+    for color in (chess.BLACK, chess.WHITE):
+        for piece_type in chess.PIECE_TYPES:
+            piece = chess.Piece(piece_type, color)
+            for square in chess.SQUARES:
+                board.clear_board()
+                board.set_piece_at(square, piece)
+                try:
+                    table[color * 448 + piece_type * 64 + square] = f(Context(board, 0), square)
+                except ChespelRuntimeError:
+                    pass
+    return table
+
+
+def by_type(board: chess.Board) -> tuple[tuple[int, int], ...]:
+    """(piece type × 64, bitboard) for each type, for scans that need the piece's type."""
+    return ((64, board.pawns), (128, board.knights), (192, board.bishops),
+            (256, board.rooks), (320, board.queens), (384, board.kings))
+
+
+def uniform(table: list[int | None]) -> list[tuple[int, ...] | None]:
+    """Per colour (index False/True): the value of each piece type when it is the same on
+    every cell (then a loop is a sum of popcounts), else None."""
+    result: list[tuple[int, ...] | None] = []
+    for color in (chess.BLACK, chess.WHITE):
+        values = [0]
+        for piece_type in chess.PIECE_TYPES:
+            start = color * 448 + piece_type * 64
+            row = table[start:start + 64]
+            first = row[0]
+            if first is None or any(value != first for value in row):
+                values = []
+                break
+            values.append(first)
+        result.append(tuple(values) if values else None)
+    return result
