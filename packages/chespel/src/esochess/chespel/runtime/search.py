@@ -45,6 +45,11 @@ EVAL_CACHE_LIMIT = 200_000
 NULL_REDUCTION = 2
 DELTA_MARGIN = 2000
 """Quiescence skips a capture that cannot lift the score within 2 pawns of alpha."""
+FUTILITY_MARGIN = 1500
+"""Milli-units per remaining ply by which a static score may miss alpha or beta before the
+frontier nodes are pruned (1.5 pawns)."""
+LATE_MOVES = 8
+"""At depth 1 and 2, quiet moves after 8 × depth are not searched in non-PV nodes."""
 ASPIRATION = 300
 """Half-width of the first aspiration window (0.3 pawn)."""
 _NULL = chess.Move.null()
@@ -264,10 +269,15 @@ class Searcher:
                 if (e_bound == EXACT or (e_bound == LOWER and e_score >= beta)
                         or (e_bound == UPPER and e_score <= alpha)):
                     return e_score
+        static = None
+        if not pv_node and not in_check and abs(beta) < MATE_BOUND:
+            static = self._static(key, flags)
+            # Reverse futility: far enough above beta near the leaves, no move will drop it.
+            if depth <= 3 and static - FUTILITY_MARGIN * depth >= beta:
+                return static
         # Null move: if passing still holds beta, the position is good enough to cut.
-        if (null_ok and not pv_node and not in_check and depth >= 3
-                and abs(beta) < MATE_BOUND and _has_pieces(board)
-                and self._static(key, flags) >= beta):
+        if (null_ok and static is not None and depth >= 3 and _has_pieces(board)
+                and static >= beta):
             board.push(_NULL)
             try:
                 score = -self._negamax(depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1,
@@ -285,10 +295,16 @@ class Searcher:
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
         them = board.occupied_co[not board.turn]
         tried: list[chess.Move] = []
+        # Futility: at the frontier, a quiet move cannot lift a hopeless static score.
+        futile = static is not None and depth <= 2 and static + FUTILITY_MARGIN * depth <= alpha
         try:
             for index, move in enumerate(self.history.order(board, moves, tt_move, ply)):
                 quiet = not (them & BB_SQUARES[move.to_square]) and move.promotion is None \
                     and not board.is_en_passant(move)
+                if quiet and index > 0 and (futile or (
+                        static is not None and depth <= 2 and index >= LATE_MOVES * depth)):
+                    if not board.gives_check(move):
+                        continue  # futility and late-move pruning
                 bit = castle_bit(board, move)
                 board.push(move)
                 try:
@@ -298,7 +314,7 @@ class Searcher:
                         reduction = 0
                         if (depth >= 3 and index >= 3 and quiet and not in_check
                                 and not board.is_check()):
-                            reduction = 1 if index < 8 or depth < 5 else 2
+                            reduction = 1 if index < 6 or depth < 4 else 2
                         score = -self._negamax(depth - 1 - reduction, -alpha - 1, -alpha,
                                                ply + 1, flags | bit, True)
                         if reduction and score > alpha:
