@@ -129,3 +129,44 @@ def test_search_returns_a_legal_move(seed: int) -> None:
         return
     result = Searcher(MATERIAL).search(board, 0, [], Limits(depth=1))
     assert result.move in board.legal_moves
+
+
+PINNED_FENS = {
+    "start": chess.STARTING_FEN,
+    "kiwipete": "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "italian": "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 5 4",
+    "qgd": "r1bq1rk1/pp2bppp/2n1pn2/2pp4/2PP4/2N1PN2/PP2BPPP/R1BQ1RK1 w - - 0 8",
+    "sicilian": "r1b1kb1r/1pqp1ppp/p1n1pn2/8/3NP3/2N1B3/PPP1BPPP/R2QK2R w KQkq - 4 8",
+    "endgame": "8/5pk1/6p1/3P4/2K5/6P1/8/8 w - - 0 40",
+}
+PINNED = [
+    ("material.chp", "start", 4, "g1h3", 0, 480),
+    ("material.chp", "kiwipete", 4, "e2a6", 0, 6749),
+    ("material.chp", "italian", 4, "g8e7", 0, 1559),
+    ("material.chp", "qgd", 4, "d4c5", 0, 1852),
+    ("material.chp", "sicilian", 4, "d4c6", 0, 1318),
+    ("material.chp", "endgame", 4, "c4c5", 0, 384),
+    ("positional.chp", "start", 4, "e2e4", 0, 1319),
+    ("positional.chp", "kiwipete", 4, "e2a6", 700, 5345),
+    ("positional.chp", "italian", 4, "g8f6", 0, 1557),
+    ("positional.chp", "qgd", 4, "d1b3", 50, 4068),
+    ("positional.chp", "sicilian", 4, "e1g1", 1230, 2099),
+    ("positional.chp", "endgame", 4, "d5d6", 1450, 427),
+]
+
+
+@pytest.mark.parametrize(("name", "position", "depth", "move", "score", "nodes"), PINNED)
+def test_pinned_fixed_depth_results(name: str, position: str, depth: int, move: str,
+                                    score: int, nodes: int) -> None:
+    """A change in search behaviour (or in the example programs) changes these numbers:
+    update them deliberately, with the benchmark's before/after in the commit message."""
+    result = Searcher(example(name)).search(chess.Board(PINNED_FENS[position]), 0, [],
+                                            Limits(depth=depth))
+    assert (result.move.uci(), result.score, result.nodes) == (move, score, nodes)
+
+
+def test_positional_opens_with_a_central_move() -> None:
+    choice = Engine(example("positional.chp"), lambda _: None).choose(
+        Game.start(chess.Board()), Limits(depth=4))
+    assert choice.move is not None
+    assert chess.Board().san(choice.move) in ("e4", "d4", "c4", "Nf3")

@@ -201,17 +201,26 @@ def test_slow_evaluation_answers_go_and_stop_in_time(slow_program: Path) -> None
     assert max(movetimes) < 1000 and max(stops) < 1000 and max(clocks) < 1000
 
 
-@pytest.mark.slow
-def test_twenty_games_at_one_second_plus_ten_ms_lose_none_on_time() -> None:
+def timed_games(games: int, *extra: str) -> None:
+    """`games` games at 1 s + 10 ms between positional and material: none lost on time."""
     done = subprocess.run(
         [sys.executable, "-m", "esochess.chespel", "match", str(EXAMPLES / "positional.chp"),
-         str(EXAMPLES / "material.chp"), "--games", "20", "--tc", "1+0.01"],
+         str(EXAMPLES / "material.chp"), "--games", str(games), "--tc", "1+0.01", *extra],
         capture_output=True, text=True, timeout=3600)
     print(f"\n{done.stdout}load {_load()}")
     assert done.returncode == 0, done.stderr
-    games = [line for line in done.stdout.splitlines() if line.startswith("game ")]
-    assert len(games) == 20
-    assert not any("forfeit" in line for line in games), done.stdout
+    lines = [line for line in done.stdout.splitlines() if line.startswith("game ")]
+    assert len(lines) == games
+    assert not any("forfeit" in line for line in lines), done.stdout
+
+
+def test_two_short_games_at_one_second_plus_ten_ms_lose_none_on_time() -> None:
+    timed_games(2, "--max-plies", "60")
+
+
+@pytest.mark.slow
+def test_twenty_games_at_one_second_plus_ten_ms_lose_none_on_time() -> None:
+    timed_games(20)
 
 
 _COMMANDS = ("isready", "stop", "go", "position", "bad position", "ucinewgame", "sleep")
