@@ -157,7 +157,7 @@ TABLE = [
     (
         "E12",
         "rule r:\n\tlet x = 3\n\tscore x;\n",
-        "F:4:2: error: expected ';', found 'score'",
+        "F:3:11: error: expected ';' at the end of the statement, found 'score' on line 4",
     ),
     ("E12b", "rule r:\n\tscore 1;\n", "F:1:1: error: expected 'module', found 'rule'"),
     (
@@ -215,7 +215,8 @@ TABLE = [
         "F:4:6: error: rule 'r' is defined twice (first at line 2)",
     ),
     ("E24", "rule r:\n\tscore q.value;\n", "F:3:8: error: unknown name 'q'"),
-    ("E25", "rule r:\n\tscore me.value;\n", "F:3:11: error: class Player has no method 'value'"),
+    ("E25", "rule r:\n\tscore me.value;\n",
+     "F:3:11: error: class Player has no method 'value'; did you mean 'totalValue'?"),
     ("E25b", "rule r:\n\tscore [true].sum;\n", "F:3:15: error: class [Bool] has no method 'sum'"),
     (
         "E26",

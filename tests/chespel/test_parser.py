@@ -142,7 +142,8 @@ def test_loops() -> None:
     ("body", "message"),
     [
         ("\tif a == not b score 1;\n", "3:10: error: expected an expression, found 'not'"),
-        ("\tif (a) score 1\n", "4:1: error: expected ';', found end of file"),
+        ("\tif (a) score 1\n",
+         "3:16: error: expected ';' at the end of the statement, found end of file"),
         ("\tlet 3 = 1;\n", "3:6: error: expected a name, found '3'"),
         ("\tscore (1;\n", "3:10: error: expected ')', found ';'"),
         (
@@ -174,7 +175,8 @@ def test_missing_colon_after_a_rule_name_is_not_an_inline_if_error() -> None:
             "\tif 1 < 2 < 3 score 1;\n\tscore 1\n\tscore 2;\n",
             "3:11: error: comparisons cannot be chained; use parentheses",
         ),
-        ("\tscore 1\n\tif 1 < 2 < 3 score 1;\n", "4:2: error: expected ';', found 'if'"),
+        ("\tscore 1\n\tif 1 < 2 < 3 score 1;\n",
+         "3:9: error: expected ';' at the end of the statement, found 'if' on line 4"),
     ],
 )
 def test_first_fatal_error_in_reading_order_wins(body: str, message: str) -> None:

@@ -202,3 +202,20 @@ def test_search_errors_come_before_the_fen_command_output() -> None:
     assert lines[1:10] == START_BOARD
     assert lines[10] == error
     assert lines[11].startswith("move: ")
+
+
+def test_play_mode_shows_one_board_per_half_move() -> None:
+    lines = repl(MATERIAL, "play", "human", "ai", "e4", "d4", "quit")
+    boards = sum(1 for line in lines if line == "  a b c d e f g h")
+    moves = sum(1 for line in lines if line.startswith("move: "))
+    assert moves == 2  # the engine answered e4 and d4
+    assert boards == 5  # the start, after e4, after the reply, after d4, after the reply
+
+
+def test_play_mode_help_and_move_errors() -> None:
+    lines = repl(MATERIAL, "play", "human", "human", "help", "xx", "e2e5", "e5", "quit")
+    assert "in a game:" in lines and any(line.startswith("  l ") for line in lines)
+    assert "error: not a move: xx" in lines
+    assert "error: illegal move: e2e5" in lines
+    assert "error: illegal move: e5" in lines
+    assert lines[-1] == "game abandoned"

@@ -42,12 +42,14 @@ from esochess.chespel.classes import (
 )
 from esochess.chespel.layout import RESERVED
 from esochess.chespel.library import (
+    LIBRARY,
     Ambiguous,
     Entry,
     Resolved,
     ambiguity_text,
     element_accepts,
     globals_named,
+    method_names,
     own,
     resolve_method,
 )
@@ -60,6 +62,7 @@ from esochess.chespel.runtime.values import (
 )
 from esochess.fen import SourceError
 from esochess.fen.fen import parse_fen
+from esochess.fen.suggest import with_suggestion
 
 MAX_ERRORS = 50
 # An implementation limit (not in the spec): deeper expressions are refused with an error
@@ -584,8 +587,14 @@ class _Checker:
         if entries:
             self.arity_error(node.pos, node.name, entries, 0)
             return None
-        self.error(node.pos, f"unknown name '{node.name}'")
+        self.unknown_name(node.pos, node.name)
         return None
+
+    def unknown_name(self, pos: ast.Pos, name: str) -> None:
+        """`unknown name 'x'`, with the close variables in scope and global functions."""
+        known = {n for scope in self.scopes for n in scope}
+        known |= {entry.name for entry in LIBRARY if entry.receiver is None}
+        self.error(pos, with_suggestion(f"unknown name '{name}'", name, known))
 
     def call(self, node: ast.Call) -> Class | None:
         """Resolve a call: a method on a receiver, or a bare call by the steps of §4.2."""
@@ -636,7 +645,7 @@ class _Checker:
         if isinstance(method_found, tuple):
             self.arity_error(node.pos, node.name, method_found[0], len(args) - 1)
             return None
-        self.error(node.pos, f"unknown name '{node.name}'")
+        self.unknown_name(node.pos, node.name)
         return None
 
     def implicit_call(
@@ -727,7 +736,8 @@ class _Checker:
             base = receiver
         found = resolve_method(base, name)
         if found is None:
-            self.error(pos, f"class {base} has no method '{name}'")
+            self.error(pos, with_suggestion(f"class {base} has no method '{name}'", name,
+                                            method_names(base)))
             return None
         if isinstance(found, Ambiguous):
             self.ambiguous(pos, name, base, found)

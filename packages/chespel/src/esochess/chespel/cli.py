@@ -58,7 +58,21 @@ def load_program(path: str) -> CheckResult:
     return result
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The subcommands; `repl` is another name for `run`, not listed separately."""
+
+    ALIASES = {"repl": "run"}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, self.ALIASES.get(cmd_name, cmd_name))
+
+    def resolve_command(self, ctx: click.Context, args: list[str],
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        return (command.name if command is not None else name), command, rest
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="esochess-chespel", prog_name="chespel")
 def main() -> None:
     """Chespel: chess evaluation rules compiled into a chess engine."""
@@ -90,7 +104,7 @@ def compiled(file: str) -> Program:
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-o", "output", metavar="NAME", help="Executable to write (default: FILE without .chp).")
 def build(file: str, output: str | None) -> None:
-    """Compile FILE.chp into a self-contained executable engine (§12.3)."""
+    """Compile FILE.chp into a self-contained executable engine."""
     source = generated_source(file)
     target = output or default_output(file)
     try:
@@ -145,8 +159,6 @@ def run_command(file: str) -> None:
     sys.exit(run_repl(program, sys.stdin, sys.stdout, sys.stdin.isatty()))
 
 
-main.add_command(run_command, name="repl")
-
 
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
@@ -170,7 +182,7 @@ def uci(file: str) -> None:
 def match(first: str, second: str, games: int, movetime: float, tc: str | None,
           depth: int | None, openings_file: str | None, seed: int | None, max_plies: int,
           pgn_file: str | None) -> None:
-    """Play a match between two engines: FILE.chp or uci:COMMAND[;OPTION=VALUE]... (§12.4)."""
+    """Play a match between two engines: FILE.chp or uci:COMMAND[;OPTION=VALUE]...."""
     for engine in (first, second):
         if not engine.startswith("uci:"):
             generated_source(engine)

@@ -381,6 +381,18 @@ def _resolve(owner: str, name: str) -> Resolved | Ambiguous | None:
     return Ambiguous(providers)
 
 
+def method_names(cls: Base) -> set[str]:
+    """Every method name a value of class `cls` answers to (its components' included)."""
+    return _method_names(cls.value)
+
+
+def _method_names(owner: str) -> set[str]:
+    names = {name for receiver, name in _BY_NAME if receiver == owner}
+    for _, component in COMPONENTS.get(owner, ()):
+        names |= _method_names(component)
+    return names
+
+
 def parse_class_name(owner: str, accessor: str) -> str:
     """The class name of the component of `owner` reached through `accessor`."""
     for acc, component in COMPONENTS[owner]:

@@ -7,6 +7,8 @@ applies §1.1 (BOM, CRLF) and is what diagnostics should quote from.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache
@@ -62,7 +64,10 @@ def parse(path: str, text: str) -> ast.Program:
         where = exc.pos_in_stream or 0
         ch = text[where] if 0 <= where < len(text) else ""
         shown = ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-        raise _error(path, text, exc.line, exc.column, f"unexpected character '{shown}'") from None
+        message = f"unexpected character '{shown}'"
+        if ch == "{":
+            message = _braces_message(source_line_at(text, exc.line) or "", message)
+        raise _error(path, text, exc.line, exc.column, message) from None
     except lark.exceptions.UnexpectedToken as exc:
         raise _syntax_error(path, text, exc) from None
     except lark.exceptions.UnexpectedInput as exc:
@@ -143,8 +148,49 @@ def _syntax_error(path: str, text: str, exc: lark.exceptions.UnexpectedToken) ->
     # also takes 'score' as a name word, but then takes any other word too).
     if "SCORE" in expected and "COLON" in expected and "IDENT" not in expected:
         return _error(path, text, line, column, "an inline if may only contain a score statement")
+    word = str(token.value) if token.type != "$END" else ""
+    if word in _OTHER_DIALECTS and token.column == 1:
+        return _error(path, text, line, column, _OTHER_DIALECTS[word])
     message = f"expected {_describe_expected(expected)}, found {found}"
+    if "SEMI" in expected:
+        end = _statement_end(text, line, column)
+        if end is not None:
+            # The statement ended on an earlier line: point at its end, not at the next line.
+            where = "end of file" if found == "end of file" else f"{found} on line {line}"
+            return _error(path, text, end[0], end[1], f"expected ';' at the end of the "
+                          f"statement, found {where}")
     return _error(path, text, line, column, message)
+
+
+_OTHER_DIALECTS = {
+    "config": "'config { … }' is not Chespel: search parameters go in 'module search' "
+              "(for example 'maxTime = 2'), endgame ones in 'module endgame'",
+    "global": "'global' declarations are not Chespel: compute a value with 'let NAME = VALUE;' "
+              "inside the rule that uses it",
+}
+"""Constructs of other Chespel dialects, by their first word, with the supported form."""
+
+
+def _braces_message(line: str, message: str) -> str:
+    """A `{` after a rule header (`rule X sym {`) gets the supported form."""
+    if re.match(r"\s*(sym\s+)?rule\b", line):
+        return ("'rule NAME sym { … }' is not Chespel: write 'sym rule NAME:' (or 'rule NAME:') "
+                "and indent the rule's statements with one tab, without braces")
+    return message
+
+
+def _statement_end(text: str, line: int, column: int) -> tuple[int, int] | None:
+    """Just after the last character of code before (line, column), when that is on an
+    earlier line (comments and blank lines skipped); None otherwise."""
+    lines = text.split("\n")
+    before = lines[line - 1][:column - 1] if line - 1 < len(lines) else ""
+    if before.strip():
+        return None
+    for number in range(min(line - 1, len(lines)), 0, -1):
+        code = lines[number - 1].split("//", 1)[0].rstrip()
+        if code.strip():
+            return number, len(code) + 1
+    return None
 
 
 # ------------------------------------------------------------------ tree -> AST

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import TextIO
@@ -29,6 +30,13 @@ HELP = """commands:
   uci                switch to UCI mode
   help               this text
   quit | exit        end the program"""
+
+PLAY_HELP = """in a game:
+  MOVE               play a move: SAN (e4, Nf3, exd5, O-O, e8=Q) or coordinates (e2e4)
+  l                  list the legal moves
+  help               this text
+  quit               abandon the game (back to the commands)
+  exit               end the program"""
 
 
 class Output:
@@ -220,24 +228,36 @@ class Repl:
             self.out.line("error: please answer 'ai' or 'human'")
 
     def play(self, board: chess.Board) -> None:
-        """Play mode (§10.6)."""
+        """Play mode: one board per half-move (before the engine's move it comes with the
+        score for the side to move), `help` and `l` at a human's turn."""
         ai = {chess.WHITE: self.ask_player("white"), chess.BLACK: self.ask_player("black")}
         self.engine.searcher.clear()
         game = Game.start(board)
         self.read_at = time.monotonic()
+        shown = False
         while True:
             result = game_result(game, claim_draws=True)
             if result is not None:
                 self.out.line(f"game over: {result}")
                 return
-            if ai[game.board.turn]:
-                self.engine_move(game)
-                continue
-            for text in render_board(game.board):
-                self.out.line(text)
-            if not self.human_move(game):
+            engine_turn = ai[game.board.turn]
+            if not shown:
+                for text in render_board(game.board):
+                    self.out.line(text)
+                if engine_turn:
+                    self.score_line(game, game.board.turn)
+                shown = True
+            if engine_turn:
+                choice = self.engine.choose(game, self.limits(), self.read_at)
+                assert choice.move is not None  # the game is not over
+                san = game.board.san(choice.move)
+                game.push(choice.move)
+                self.out.line(f"move: {san}" + (" (opening)" if choice.book_line is not None else ""))
+                self.read_at = time.monotonic()
+            elif not self.human_move(game):
                 self.out.line("game abandoned")
                 return
+            shown = False
 
     def human_move(self, game: Game) -> bool:
         """Read moves until a legal one is played; False when the human quits."""
@@ -252,13 +272,29 @@ class Repl:
             if text == "l":
                 self.out.line(" ".join(sorted(game.board.san(m) for m in game.board.legal_moves)))
                 continue
+            if text == "help":
+                for line in PLAY_HELP.split("\n"):
+                    self.out.line(line)
+                continue
             move = parse_move(game.board, text)
             if move is None:
-                self.out.line(f"error: illegal move: {text}")
+                what = "illegal move" if looks_like_a_move(text) else "not a move"
+                self.out.line(f"error: {what}: {text}")
                 continue
             game.push(move)
             self.read_at = time.monotonic()
             return True
+
+
+_MOVE_SHAPE = re.compile(
+    r"([a-h][1-8][a-h][1-8][qrbnQRBN]?"
+    r"|[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBNqrbn])?"
+    r"|[O0]-[O0](-[O0])?)[+#]?\Z")
+
+
+def looks_like_a_move(text: str) -> bool:
+    """Whether `text` is written like a move (SAN or coordinates), legal or not."""
+    return bool(_MOVE_SHAPE.match(text))
 
 
 def game_result(game: Game, claim_draws: bool) -> str | None:
