@@ -8,7 +8,6 @@ applies §1.1 (BOM, CRLF) and is what diagnostics should quote from.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache

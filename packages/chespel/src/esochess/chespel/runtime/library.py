@@ -57,7 +57,7 @@ class Context:
     """One evaluated position: the board, its castling flags and lazily cached attack data."""
 
     __slots__ = ("board", "flags", "threshold", "occupied_co", "_attacks", "_attackers",
-                 "ticks", "interrupt")
+                 "_attacked", "ticks", "interrupt")
 
     def __init__(self, board: chess.Board, flags: int, threshold: int = 20_000,
                  interrupt: Callable[[], None] | None = None) -> None:
@@ -67,6 +67,7 @@ class Context:
         self.occupied_co = board.occupied_co
         self._attacks: dict[int, int] = {}
         self._attackers: dict[int, int] = {}
+        self._attacked: list[int | None] = [None, None]
         self.ticks = TICK_INTERVAL
         self.interrupt = interrupt
 
@@ -90,6 +91,17 @@ class Context:
         mask = self._attackers.get(key)
         if mask is None:
             mask = self._attackers[key] = self.board.attackers_mask(color, square)
+        return mask
+
+    def attacked(self, color: bool) -> int:
+        """Every cell some piece of `color` attacks: one attack set per side and position
+        (a cell is in it exactly when `attackers(color, cell)` is not empty)."""
+        mask = self._attacked[color]
+        if mask is None:
+            mask = 0
+            for square in scan_forward(self.occupied_co[color]):
+                mask |= self.attacks(square)
+            self._attacked[color] = mask
         return mask
 
     def color_at(self, square: int) -> bool:
@@ -337,12 +349,12 @@ def Cell_distance(ctx: Context, me: bool, sq: int, other: int) -> int:
 
 def Cell_guarded(ctx: Context, me: bool, sq: int) -> bool:
     """One of `me`'s pieces attacks the cell."""
-    return bool(ctx.attackers(me, sq))
+    return bool(ctx.attacked(me) & BB_SQUARES[sq])
 
 
 def Cell_threatened(ctx: Context, me: bool, sq: int) -> bool:
     """One of `foe`'s pieces attacks the cell."""
-    return bool(ctx.attackers(not me, sq))
+    return bool(ctx.attacked(not me) & BB_SQUARES[sq])
 
 
 def Cell_attackedBy(ctx: Context, me: bool, sq: int, player: bool) -> list[int]:
@@ -747,23 +759,24 @@ def Piece_reachedBy(ctx: Context, me: bool, p: int) -> list[int]:
 
 def Piece_guarded(ctx: Context, me: bool, p: int) -> bool:
     """Defended by an own piece."""
-    return bool(ctx.attackers(ctx.color_at(p), p))
+    return bool(ctx.attacked(ctx.color_at(p)) & BB_SQUARES[p])
 
 
 def Piece_exposed(ctx: Context, me: bool, p: int) -> bool:
     """Defended by no own piece."""
-    return not ctx.attackers(ctx.color_at(p), p)
+    return not ctx.attacked(ctx.color_at(p)) & BB_SQUARES[p]
 
 
 def Piece_threatened(ctx: Context, me: bool, p: int) -> bool:
     """Attacked by an enemy piece."""
-    return bool(ctx.attackers(not ctx.color_at(p), p))
+    return bool(ctx.attacked(not ctx.color_at(p)) & BB_SQUARES[p])
 
 
 def Piece_hanged(ctx: Context, me: bool, p: int) -> bool:
     """Exposed and threatened."""
     color = ctx.color_at(p)
-    return not ctx.attackers(color, p) and bool(ctx.attackers(not color, p))
+    return (not ctx.attacked(color) & BB_SQUARES[p]
+            and bool(ctx.attacked(not color) & BB_SQUARES[p]))
 
 
 def Piece_makesCheck(ctx: Context, me: bool, p: int) -> bool:
