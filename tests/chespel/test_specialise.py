@@ -84,6 +84,7 @@ def test_the_specialised_shapes_are_recognised() -> None:
     result = compile_source("p.chp", (EXAMPLES / "positional.chp").read_text())
     special, plain = generate(result), generate(result, specialise=False)
     assert special.count("_SQ.square_table(") == 6  # material, 4 tables, endgame material
+    assert special.count("_raw(ctx, me):") == 5  # rules cached by pawns (and kings)
     assert "_SQ.square_table(" not in plain
     assert "    v_t = _K" in special  # constant lists hoisted
 

@@ -25,7 +25,7 @@ def test_cost_lists_every_rule_with_its_line() -> None:
     rows = [ROW.match(line) for line in lines[1:-1]]
     assert all(rows), lines
     names = {row.group(1): int(row.group(2)) for row in rows if row}
-    assert names["material"] == 5 and "kingSafety" in names and len(names) == 12
+    assert names["material"] == 5 and "kingSafety" in names and len(names) == 13
     assert re.match(r"  whole evaluation +\d+\.\d µs\Z", lines[-1])
 
 

@@ -195,14 +195,13 @@ class _Generator:
         emit("")
         self.verbose = False
         self.rule_name = f"_NAME{name}"
-        cached = self.special is not None and self.special.pawn_only(rule.body, frozenset())
+        cached = self.special.cache_kind(rule.body) if self.special is not None else None
         emit(f"def {name}{'_raw' if cached else ''}(ctx, me):")
         emit("    _s = 0")
         self.score_body(rule.body)
         emit("    return _s")
-        if cached:
-            assert self.special is not None
-            self.special.emit_pawn_cache(name)
+        if cached is not None and self.special is not None:
+            self.special.emit_pawn_cache(name, cached)
         emit("")
         self.verbose = True
         emit(f"def {name}_v(ctx, me, _sign, _prefix, _out):")

@@ -7,7 +7,8 @@ verbose (justification) functions are always generic.
   module-level constant built once (no generated code mutates a list).
 * **Pawn-structure rules**: a rule that reads nothing but the pawns of both sides (loops
   over pawns, `me.doubledPawns`, `p.passedPawn`, `c.open`, …; PAWN_KEYS below) is cached
-  by pawn placement and perspective.
+  by pawn placement and perspective; one that also reads the kings (`me.king.cell`, for a
+  pawn shelter) by pawn and king placement.
 * **Piece-square terms**: a loop over one piece variable whose conditions fold into its
   bitboard (`player == me`, `type == pawn`, …) or depend only on the piece itself, and
   whose body only adds scores (possibly under `if`s) computed from the piece's own cell,
@@ -59,6 +60,8 @@ PAWN_KEYS = PURE_KEYS | {
 }
 """Entries whose result depends only on their arguments and the pawns of both sides (on
 pieces that are pawns, which is all a pawn-only rule can name)."""
+PAWN_KING_KEYS = PAWN_KEYS | {"Player.king"}
+"""… and the kings (`me.king.cell`): such rules are cached by pawns and kings."""
 PAWN_CACHE_LIMIT = 1 << 16
 """Entries of a pawn-structure cache before it is emptied."""
 _LITERALS = (ast.NumLit, ast.StrLit, ast.BoolLit, ast.RowLit, ast.ColLit, ast.CellLit,
@@ -140,18 +143,20 @@ class Specialiser:
         return (all(self.pure(cond, variables) for cond in rest)
                 and self._adds_only(stmt.body, variables))
 
-    def pawn_only(self, body: tuple[ast.Stmt, ...], variables: frozenset[str]) -> bool:
-        """Whether statements read nothing of the position but the pawns (see above)."""
+    def pawn_only(self, body: tuple[ast.Stmt, ...], variables: frozenset[str],
+                  keys: frozenset[str] = PAWN_KEYS) -> bool:
+        """Whether statements read nothing of the position but what `keys` read (the pawns,
+        or the pawns and kings)."""
         for stmt in body:
             if isinstance(stmt, ast.Score):
-                if not self.pure(stmt.value, variables, PAWN_KEYS):
+                if not self.pure(stmt.value, variables, keys):
                     return False
             elif isinstance(stmt, ast.If):
-                if not (self.pure(stmt.condition, variables, PAWN_KEYS)
-                        and self.pawn_only(stmt.body, variables)):
+                if not (self.pure(stmt.condition, variables, keys)
+                        and self.pawn_only(stmt.body, variables, keys)):
                     return False
             elif isinstance(stmt, ast.Let):
-                if not self.pure(stmt.value, variables, PAWN_KEYS):
+                if not self.pure(stmt.value, variables, keys):
                     return False
                 variables = variables | {stmt.name}
             elif isinstance(stmt, ast.Loop):
@@ -167,8 +172,8 @@ class Specialiser:
                 else:
                     conditions = list(stmt.conditions)
                 inner = variables | names
-                if not (all(self.pure(c, inner, PAWN_KEYS) for c in conditions)
-                        and self.pawn_only(stmt.body, inner)):
+                if not (all(self.pure(c, inner, keys) for c in conditions)
+                        and self.pawn_only(stmt.body, inner, keys)):
                     return False
             else:
                 return False
@@ -176,8 +181,17 @@ class Specialiser:
 
     # ------------------------------------------------------------------ code
 
-    def emit_pawn_cache(self, function: str) -> None:
-        """`function` becomes a cache in front of `function`_raw, keyed by the pawns."""
+    def cache_kind(self, body: tuple[ast.Stmt, ...]) -> str | None:
+        """`pawns`, `pawns and kings` (what a rule's cache is keyed by), or None."""
+        if self.pawn_only(body, frozenset()):
+            return "pawns"
+        if self.pawn_only(body, frozenset(), PAWN_KING_KEYS):
+            return "pawns and kings"
+        return None
+
+    def emit_pawn_cache(self, function: str, kind: str) -> None:
+        """`function` becomes a cache in front of `function`_raw, keyed by the pawns (and
+        the kings when `kind` says so) and the perspective."""
         emit = self.gen.lines.append
         self.counter += 1
         cache = f"_PC{self.counter}"
@@ -185,7 +199,12 @@ class Specialiser:
         emit("")
         emit(f"def {function}(ctx, me):")
         emit("    _p = ctx.board.pawns")
-        emit("    _k = (_p & ctx.occupied_co[1], _p & ctx.occupied_co[0], me)")
+        if kind == "pawns":
+            emit("    _k = (_p & ctx.occupied_co[1], _p & ctx.occupied_co[0], me)")
+        else:
+            emit("    _q = ctx.board.kings")
+            emit("    _k = (_p & ctx.occupied_co[1], _p & ctx.occupied_co[0], _q & ctx.occupied_co[1], "
+                 "_q & ctx.occupied_co[0], me)")
         emit(f"    _v = {cache}.get(_k)")
         emit("    if _v is None:")
         emit(f"        _v = {function}_raw(ctx, me)")
