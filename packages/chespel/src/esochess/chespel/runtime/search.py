@@ -247,7 +247,7 @@ class Searcher:
             if board.is_check() and not any(board.generate_legal_moves()):
                 return -(MATE - ply)
             return 0
-        if board.is_insufficient_material():
+        if _insufficient(board):
             return 0
         # Mate-distance pruning: no line from here beats a mate already found nearer the root.
         alpha = max(alpha, -(MATE - ply))
@@ -390,7 +390,7 @@ class Searcher:
                     if stand is not None and board.was_into_check():
                         continue  # a pseudo-legal capture that leaves the king attacked
                     child = position_key(board)
-                    if self.repetitions.get(child) or board.is_insufficient_material():
+                    if self.repetitions.get(child) or _insufficient(board):
                         score = 0
                     else:
                         # Castling is never a capture nor legal in check: flags are kept.
@@ -452,6 +452,11 @@ class Searcher:
             seen.add(key)
             pv.append(entry[4])
         return tuple(pv)
+
+
+def _insufficient(board: chess.Board) -> bool:
+    """Insufficient material, with the common case (a pawn, rook or queen) answered at once."""
+    return not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material()
 
 
 def _has_pieces(board: chess.Board) -> bool:
