@@ -81,11 +81,12 @@ def test_tiny_clocks_still_search_to_depth_one(remaining: float) -> None:
 
 def test_clock_budgets() -> None:
     limits = clock_limits(1.0, 0.01, None, 4.0)
-    assert limits.budget == pytest.approx(1.0 / 25 + 0.0075)
-    assert limits.hard == pytest.approx(limits.budget - MARGIN)
-    assert limits.first == pytest.approx(0.1)  # depth 1 may use a tenth of the clock
+    assert limits.budget == pytest.approx(1.0 / 30 + 0.005)
+    assert limits.hard == pytest.approx(limits.budget / 2)  # 20 ms would be most of it
+    assert clock_limits(10.0, 0.1, None, 4.0).hard == pytest.approx(10 / 30 + 0.05 - MARGIN)
+    assert limits.first == pytest.approx(0.05)  # depth 1 may use a twentieth of the clock
     assert clock_limits(600.0, 0, None, 4.0).budget == 4.0  # maxTime caps the budget
-    assert clock_limits(10.0, 0, 2, 60.0).budget == pytest.approx(2.5)  # a quarter at most
+    assert clock_limits(10.0, 0, 2, 60.0).budget == pytest.approx(2.0)  # a fifth at most
     assert clock_limits(0.0, 0, None, 4.0).budget == 0.001
     assert Limits(budget=0.03).hard == pytest.approx(0.015)  # half the budget at least
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 MARGIN = 0.020
 """Seconds kept back from a budget for answering (the hard deadline is budget − 20 ms)."""
-DEFAULT_MOVES_TO_GO = 25
+DEFAULT_MOVES_TO_GO = 30
 DEFAULT_BRANCHING = 4.0
 """Assumed growth of iteration time before two iterations have been measured."""
 
@@ -55,13 +55,15 @@ class Limits:
 
 def clock_limits(remaining: float, increment: float, moves_to_go: int | None,
                  max_time: float) -> Limits:
-    """Limits for `go wtime … winc …` (seconds): a share of the clock plus most of the
-    increment, never more than a quarter of the clock or the program's maxTime."""
+    """Limits for `go wtime … winc …` (seconds): a share of the clock plus half the
+    increment, never more than a fifth of the clock or the program's maxTime. Half the
+    increment stays in reserve for what the move costs outside the search (the pipe, the
+    GUI, a loaded machine), so a clock that runs low fills up again."""
     remaining = max(remaining, 0.0)
-    share = remaining / (moves_to_go or DEFAULT_MOVES_TO_GO) + 0.75 * increment
-    budget = max(0.001, min(share, remaining / 4 + increment / 2, max_time))
-    # Depth 1 may overrun the share, never more than a tenth of what is left.
-    minimum = min(max(budget, remaining / 10), max_time)
+    share = remaining / (moves_to_go or DEFAULT_MOVES_TO_GO) + 0.5 * increment
+    budget = max(0.001, min(share, remaining / 5, max_time))
+    # Depth 1 may overrun the share, never more than a twentieth of what is left.
+    minimum = min(max(budget, remaining / 20), max_time)
     return Limits(budget=budget, minimum=minimum)
 
 

@@ -9,6 +9,7 @@ ended. A `position` that is rejected leaves no position: each `go` then answers
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections import deque
@@ -61,6 +62,8 @@ class LockedOutput(Output):
 
 _QUEUED = tuple[str, str, str, float, threading.Event | None]
 """A command waiting for the search to end: word, arguments, line, read time, stop event."""
+SWITCH_INTERVAL = 0.001
+"""Seconds between the interpreter's thread switches while a UCI session runs."""
 QUIT_WAIT = 5.0
 """Seconds `quit` waits for a stopped search to end (it stops within milliseconds)."""
 
@@ -86,13 +89,20 @@ class UciSession:
 
     def run(self, lines: Iterator[str], first: str | None = None) -> int:
         """Answer commands until `quit` or the end of input; returns the exit status 0."""
-        if first is not None and not self.handle(first):
-            return 0
-        for line in lines:
-            if not self.handle(line):
+        # The search thread holds the interpreter most of the time: let the reader have it
+        # back within a millisecond rather than five.
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        try:
+            if first is not None and not self.handle(first):
                 return 0
-        self.finish()
-        return 0
+            for line in lines:
+                if not self.handle(line):
+                    return 0
+            self.finish()
+            return 0
+        finally:
+            sys.setswitchinterval(interval)
 
     def handle(self, line: str) -> bool:
         """Read one command: answer it, start it or queue it; False after `quit`."""
