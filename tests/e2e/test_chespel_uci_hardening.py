@@ -237,6 +237,8 @@ def test_adversarial_interleavings_give_legal_moves_and_prompt_readyok() -> None
     board: chess.Board | None = chess.Board()
     pending_ready: list[float] = []
     try:
+        engine.send("uci")  # start-up (compiling the program) is not a latency
+        engine.until("uciok")
         for _ in range(400):
             command = rng.choice(_COMMANDS)
             if command == "isready":
