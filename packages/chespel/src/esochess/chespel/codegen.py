@@ -14,7 +14,6 @@ validated identifier with the prefix `v_` (variables), so a program cannot injec
 
 from __future__ import annotations
 
-import functools
 import re
 import types
 from collections.abc import Iterator
@@ -198,7 +197,10 @@ class _Generator:
         cached = self.special.cache_kind(rule.body) if self.special is not None else None
         emit(f"def {name}{'_raw' if cached else ''}(ctx, me):")
         emit("    _s = 0")
-        self.score_body(rule.body)
+        if self.special is not None:
+            self.special.score_body(rule.body)
+        else:
+            self.block(rule.body, 1)
         emit("    return _s")
         if cached is not None and self.special is not None:
             self.special.emit_pawn_cache(name, cached)
@@ -208,24 +210,10 @@ class _Generator:
         self.block(rule.body, 1)
         emit("    return None")
 
-    def score_body(self, body: tuple[ast.Stmt, ...]) -> None:
-        """A rule's statements for the score function, specialised where possible."""
-        special = self.special
-        if special is None:
-            self.block(body, 1)
-            return
-        lets: list[ast.Let] = []
-        for stmt in body:
-            if isinstance(stmt, ast.Let) and special.literal_list(stmt.value):
-                constant = special.constant(self.expr(stmt.value))
-                self.flush("    ")
-                self.lines.append(f"    {mangle(stmt.name)} = {constant}")
-                lets.append(stmt)
-            elif isinstance(stmt, ast.Loop) and special.table_loop(
-                    stmt, frozenset(let.name for let in lets)):
-                special.emit_table_loop(stmt, lets, 1, functools.partial(self.statement, stmt, 1))
-            else:
-                self.statement(stmt, 1)
+    @staticmethod
+    def variable(name: str) -> str:
+        """The Python name of a program variable (for specialise.py)."""
+        return mangle(name)
 
     # ------------------------------------------------------------------ statements
 

@@ -25,6 +25,7 @@ read nothing but the cell, type and colour they are given (PURE_KEYS below).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -181,6 +182,23 @@ class Specialiser:
 
     # ------------------------------------------------------------------ code
 
+    def score_body(self, body: tuple[ast.Stmt, ...]) -> None:
+        """A rule's statements for its score function (one level in), specialised where
+        possible, generic otherwise."""
+        gen = self.gen
+        lets: list[ast.Let] = []
+        for stmt in body:
+            if isinstance(stmt, ast.Let) and self.literal_list(stmt.value):
+                constant = self.constant(gen.expr(stmt.value))
+                gen.flush("    ")
+                gen.lines.append(f"    {gen.variable(stmt.name)} = {constant}")
+                lets.append(stmt)
+            elif isinstance(stmt, ast.Loop) and self.table_loop(
+                    stmt, frozenset(let.name for let in lets)):
+                self.emit_table_loop(stmt, lets, 1, functools.partial(gen.statement, stmt, 1))
+            else:
+                gen.statement(stmt, 1)
+
     def cache_kind(self, body: tuple[ast.Stmt, ...]) -> str | None:
         """`pawns`, `pawns and kings` (what a rule's cache is keyed by), or None."""
         if self.pawn_only(body, frozenset()):
@@ -229,7 +247,7 @@ class Specialiser:
         self.counter += 1
         n = self.counter
         name = stmt.variables[0].name
-        var = f"v_{name}"  # a checked identifier: the generic code of this loop mangles it
+        var = gen.variable(name)
         mask, rest = gen.piece_domain(name, list(stmt.conditions))
         self._builder(n, stmt, lets, rest, var)
         colour, piece_type = _known(mask)
