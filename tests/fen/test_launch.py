@@ -60,3 +60,78 @@ def test_ctrl_c_during_the_import_exits_130_without_a_traceback(tmp_path: Path) 
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == launch.EXIT_INTERRUPTED
     assert err == ""
+
+
+def _start(tmp_path: Path, module_text: str, module: str = "slow_cli") -> subprocess.Popen[str]:
+    (tmp_path / f"{module}.py").write_text(module_text)
+    code = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        f"from esochess import launch; sys.exit(launch.run({module!r}))"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_exit_statuses_agree_with_the_shared_enum() -> None:
+    from esochess.fen.exitcodes import ExitCode
+
+    assert launch.EXIT_INTERRUPTED == ExitCode.INTERRUPTED
+    assert launch.EXIT_TERMINATED == ExitCode.TERMINATED
+    assert launch.EXIT_BROKEN_PIPE == ExitCode.FAILURE
+    assert issubclass(launch.Terminated, KeyboardInterrupt)
+
+
+def test_sigterm_while_writing_exits_143_quietly_and_leaves_no_temporary(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = _start(tmp_path, (
+        "import time\nfrom esochess.fen.files import open_output\n"
+        "def main():\n"
+        "    with open_output('out/result.pgn', text=True) as handle:\n"
+        "        handle.write('partial')\n"
+        "        print('writing', flush=True)\n"
+        "        time.sleep(60)\n"
+    ))
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "writing\n"
+    assert len(list(out.iterdir())) == 1  # the temporary file exists while writing
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == launch.EXIT_TERMINATED
+    assert err == ""
+    assert list(out.iterdir()) == []
+
+
+def test_sigterm_in_a_click_command_does_not_say_aborted(tmp_path: Path) -> None:
+    proc = _start(tmp_path, (
+        "import time, click\n"
+        "@click.command()\n"
+        "def main():\n"
+        "    click.echo('running')\n"
+        "    time.sleep(60)\n"
+    ))
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "running\n"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert (proc.returncode, err) == (launch.EXIT_TERMINATED, "")
+
+
+def test_a_closed_stdout_ends_quietly(tmp_path: Path) -> None:
+    (tmp_path / "chatty_cli.py").write_text(
+        "import sys\ndef main():\n    while True:\n        sys.stdout.write('x' * 4096 + '\\n')\n"
+    )
+    code = "import sys; from esochess import launch; sys.exit(launch.run('chatty_cli'))"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=30) == launch.EXIT_BROKEN_PIPE
+    assert err == b""

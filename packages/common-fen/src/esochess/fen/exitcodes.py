@@ -9,7 +9,8 @@ class ExitCode(IntEnum):
     """Process exit statuses shared by `esochess`, `chazz`, `chespel`, `gambit` and `cql`.
 
     0–2 mean the same in every tool; 3 and above are documented per tool; 70, 130 and
-    143 follow the usual Unix conventions.
+    143 follow the usual Unix conventions. A closed stdout (`cql … | head -1`) ends a
+    command quietly with FAILURE, as click and Python's own recipe do (`esochess.launch`).
     """
 
     OK = 0

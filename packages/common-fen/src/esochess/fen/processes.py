@@ -1,0 +1,71 @@
+"""Worker processes that never outlive the command that started them.
+
+`die_with_parent()` is meant for a process pool's initializer: when the parent dies,
+however it dies (SIGTERM, SIGKILL, a crash), the worker receives SIGTERM and, with the
+default action restored, ends at once. On Linux the kernel delivers it
+(`prctl(PR_SET_PDEATHSIG)`); elsewhere a daemon thread checks once a second whether the
+parent is still there.
+
+Linux sends the signal when the *thread* that forked the worker exits, so start pools
+from the main thread (as `ProcessPoolExecutor.submit` and `multiprocessing.Pool` do when
+called from it).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+
+#: From <linux/prctl.h>.
+PR_SET_PDEATHSIG = 1
+#: How often the portable fallback looks at its parent, in seconds.
+POLL_SECONDS = 1.0
+
+
+def _kernel_watch() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def watch_parent(parent: int, interval: float = POLL_SECONDS) -> threading.Thread:
+    """Start a daemon thread that sends this process SIGTERM once `parent` is gone."""
+
+    def loop() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    thread = threading.Thread(target=loop, name="esochess-parent-watch", daemon=True)
+    thread.start()
+    return thread
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """End this process with SIGTERM when its parent process dies.
+
+    `parent` is the parent's pid as the parent saw it (`os.getpid()` passed through the
+    initializer's arguments); it closes the race of a parent dying before this call.
+    SIGTERM gets its default action, so a worker forked from a command that raises
+    `Terminated` on SIGTERM simply ends; SIGINT is ignored (Ctrl-C reaches the whole
+    process group, and the parent handles it).
+    """
+    expected = os.getppid() if parent is None else parent
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _kernel_watch():
+        if os.getppid() != expected:  # the parent died before the kernel was told
+            os.kill(os.getpid(), signal.SIGTERM)
+        return
+    if os.getppid() != expected:
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    watch_parent(expected)

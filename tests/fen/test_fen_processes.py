@@ -1,0 +1,68 @@
+"""die_with_parent: pool workers end when the command that started them is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+PARENT = """
+import os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from esochess.fen import processes
+
+def setup(parent, kernel):
+    if not kernel:
+        processes._kernel_watch = lambda: False
+        processes.POLL_SECONDS = 0.1
+    processes.die_with_parent(parent)
+
+def pid():
+    return os.getpid()
+
+if __name__ == "__main__":
+    kernel = sys.argv[1] == "kernel"
+    pool = ProcessPoolExecutor(2, mp_context=get_context("fork"), initializer=setup,
+                               initargs=(os.getpid(), kernel))
+    workers = {pool.submit(pid).result() for _ in range(4)}
+    print(" ".join(map(str, sorted(workers))), flush=True)
+    time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie re-parented to an init that reaps slowly counts as gone.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="uses fork and /proc")
+@pytest.mark.parametrize("watch", ["kernel", "thread"])
+def test_workers_end_when_their_parent_is_killed(tmp_path: Path, watch: str) -> None:
+    script = tmp_path / "parent.py"
+    script.write_text(PARENT)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), watch], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    workers = [int(w) for w in proc.stdout.readline().split()]
+    assert workers and all(_alive(w) for w in workers)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(w) for w in workers)
