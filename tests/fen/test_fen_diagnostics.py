@@ -107,3 +107,69 @@ def test_width_underlines_the_whole_token() -> None:
     assert format_diagnostic(err, "cql() chek\n").splitlines()[2] == "      ^~~~"
     assert err.with_source("cql() chek").width == 4
     assert pickle.loads(pickle.dumps(err)).width == 4
+
+
+# --- long lines and control characters -------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from esochess.fen.diagnostics import ELLIPSIS, MAX_LINE, displayed  # noqa: E402
+
+
+def test_control_characters_are_escaped_and_the_caret_follows() -> None:
+    err = SourceError("q.cql", 1, 4, "unexpected character", source_line="a\x07\x1b[X\u202eb\tc")
+    assert format_diagnostic(err).splitlines()[1:] == [
+        "a\\x07\\x1b[X\\u202eb\tc",
+        "         ^",
+    ]
+    # tabs are kept, in the caret line too
+    assert displayed("\ta\x00b", 4) == ("\ta\\x00b", "\t     ^")
+
+
+def test_a_long_line_is_cut_around_the_caret() -> None:
+    line = "x" * 5_000_000 + "BAD" + "y" * 5_000_000
+    shown, caret = displayed(line, 5_000_001, width=3)
+    assert shown.startswith(ELLIPSIS) and shown.endswith(ELLIPSIS)
+    assert len(shown) <= MAX_LINE
+    assert shown[caret.index("^") :].startswith("BAD")
+    assert caret.endswith("^~~")
+
+
+def test_a_long_line_cut_at_its_start_or_end() -> None:
+    line = "a" * 1000
+    shown, caret = displayed(line, 1)
+    assert shown == "a" * (MAX_LINE - 2) + ELLIPSIS and caret == "^"
+    shown, caret = displayed(line, 1001)  # end of input, just past the last character
+    assert shown.startswith(ELLIPSIS) and not shown.endswith(ELLIPSIS)
+    assert caret.index("^") == len(shown)
+
+
+def test_short_lines_are_unchanged() -> None:
+    assert displayed("cql() check", 7, 5) == ("cql() check", "      ^~~~~")
+    assert displayed("mate or", 8) == ("mate or", "       ^")
+
+
+_LINE_CHARS = st.sampled_from(["a", "é", "\t", "\x00", "\x1b", "\u202e", "\udcff", "♔", " "])
+
+
+@given(
+    line=st.lists(_LINE_CHARS, max_size=2000).map("".join),
+    column=st.integers(min_value=1, max_value=2100),
+    width=st.integers(min_value=1, max_value=50),
+)
+def test_output_is_bounded_and_the_caret_points_at_the_column(
+    line: str, column: int, width: int
+) -> None:
+    shown, caret = displayed(line, column, width)
+    assert len(shown) <= max(MAX_LINE, len(line.replace("\x00", "").replace("\x1b", "")))
+    assert len(shown) <= MAX_LINE or len(line) <= MAX_LINE
+    assert len(caret) <= max(MAX_LINE, column) + 6 * width
+    assert all(ch.isprintable() or ch == "\t" for ch in shown)
+    at = caret.index("^")
+    for i, ch in enumerate(caret[: min(at, len(shown))]):
+        assert (ch == "\t") == (shown[i] == "\t")
+    if column - 1 < len(line):
+        target = line[column - 1]
+        plain = target.isprintable() or target == "\t"
+        assert shown[at] == (target if plain else "\\")

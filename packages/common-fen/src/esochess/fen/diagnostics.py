@@ -9,10 +9,17 @@ One exception type, `SourceError`, carries a position in a user's file; one rend
 
 The caret line repeats the characters of the source line before the column, keeping tabs
 and turning everything else into spaces, so the caret lines up whatever the tab width.
+
+What a source line may contain never floods or confuses the terminal: control characters
+(other than tabs), bidirectional-text controls and lone surrogates are shown escaped as
+`\x07`, `\u202e` or `\udcff` (the caret still under the right character), and a line
+longer than `MAX_LINE` characters is cut to a window around the caret, with `…` where
+text was left out.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
@@ -100,6 +107,64 @@ def caret_line(source_line: str, column: int, width: int = 1) -> str:
     return pad + "^" + "~" * max(width - 1, 0)
 
 
+#: The longest source line shown whole; longer ones are shown as a window of this size.
+MAX_LINE = 200
+#: How many characters of a cut line are kept before the caret.
+CONTEXT_BEFORE = 80
+#: What marks text left out of a cut line.
+ELLIPSIS = "\u2026"
+# Bidirectional-text controls: they reorder what the terminal shows ("trojan source").
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _escaped(ch: str) -> str:
+    """How one character of a source line is shown: itself, or an escape."""
+    if ch == "\t" or (ch.isprintable() and ch not in _BIDI):
+        return ch
+    if unicodedata.category(ch) not in ("Cc", "Cs", "Cf", "Zl", "Zp") and ch not in _BIDI:
+        return ch  # other non-printables (spaces such as U+00A0) are harmless
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _shown_width(ch: str) -> int:
+    return len(_escaped(ch))
+
+
+def displayed(source_line: str, column: int, width: int = 1) -> tuple[str, str]:
+    """The source line as printed and its caret line (see the module docstring)."""
+    caret = max(column - 1, 0)
+    n = len(source_line)
+    lo, hi = 0, n
+    if n > MAX_LINE or caret > MAX_LINE or sum(map(_shown_width, source_line)) > MAX_LINE:
+        caret = min(caret, n)
+        budget = MAX_LINE - 2  # room for the two markers
+        lo = caret
+        used = 0
+        while lo > 0 and used + _shown_width(source_line[lo - 1]) <= CONTEXT_BEFORE:
+            lo -= 1
+            used += _shown_width(source_line[lo])
+        hi = caret
+        while hi < n and used + _shown_width(source_line[hi]) <= budget:
+            used += _shown_width(source_line[hi])
+            hi += 1
+        while lo > 0 and used + _shown_width(source_line[lo - 1]) <= budget:
+            lo -= 1
+            used += _shown_width(source_line[lo])
+    head = ELLIPSIS if lo > 0 else ""
+    tail = ELLIPSIS if hi < n else ""
+    shown = head + "".join(map(_escaped, source_line[lo:hi])) + tail
+    pad = " " * len(head) + "".join(
+        "\t" if ch == "\t" else " " * _shown_width(ch) for ch in source_line[lo:caret]
+    )
+    pad += " " * max(caret - n, 0)  # a column past the end of the line (end of input)
+    under = source_line[caret : min(caret + max(width, 1), hi)]
+    length = sum(map(_shown_width, under)) + (max(width, 1) - len(under) if hi == n else 0)
+    return shown, pad + "^" + "~" * max(length - 1, 0)
+
+
 def format_diagnostic(error: SourceError, source: str | None = None) -> str:
     """Render one diagnostic: header, source line and caret (when known), then notes.
 
@@ -110,8 +175,7 @@ def format_diagnostic(error: SourceError, source: str | None = None) -> str:
     if text is None and source is not None:
         text = source_line_at(source, error.line)
     if text is not None:
-        lines.append(text)
-        lines.append(caret_line(text, error.column, error.width))
+        lines.extend(displayed(text, error.column, error.width))
     lines.extend(note.render() for note in error.notes)
     return "\n".join(lines)
 
