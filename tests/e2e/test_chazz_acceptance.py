@@ -107,7 +107,11 @@ def test_09_empty_ranks_are_dropped(tmp_path: Path, engine: str) -> None:
 
 def test_10_a_16_digit_run_is_invalid(tmp_path: Path) -> None:
     result = chazz(tmp_path, "P1234567890123456 w")
-    assert result.stderr == b"Error: Invalid FEN format\n"
+    # The reference's line, then our diagnostic at the run of digits.
+    assert result.stderr.splitlines()[:2] == [
+        b"Error: Invalid FEN format",
+        f"{tmp_path / 'prog.fen'}:1:2: error: an empty count has 16 digits (at most 15)".encode(),
+    ]
     assert (result.stdout, result.returncode) == (b"", 1)
     # Fifteen digits are a valid count: the board is then simply too large.
     fifteen = chazz(tmp_path, "P123456789012345 w")

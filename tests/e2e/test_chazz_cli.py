@@ -37,16 +37,24 @@ def test_missing_file_argument_prints_the_reference_usage() -> None:
 
 def test_unreadable_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, [str(tmp_path / "nope.fen"), "true"])
-    assert result.stderr_bytes == (
-        b"Could not open file: No such file or directory\nFailed to read FEN file\n"
-    )
+    assert result.stderr.splitlines() == [
+        "Could not open file: No such file or directory",  # the reference's lines
+        "Failed to read FEN file",
+        f"chazz: error: cannot read {tmp_path / 'nope.fen'}: no such file",  # the shared one
+    ]
     assert (result.stdout_bytes, result.exit_code) == (b"", 1)
     assert not (Path.cwd() / "nope.fen").exists()
 
 
 def test_invalid_board_is_reported_on_stderr_without_html(tmp_path: Path) -> None:
     stdout, stderr, code = invoke(tmp_path, "PR-", "--html", str(tmp_path / "b.html"))
-    assert (stdout, stderr, code) == (b"", b"Error: Invalid FEN format\n", 1)
+    assert (stdout, code) == (b"", 1)
+    assert stderr.decode().splitlines() == [
+        "Error: Invalid FEN format",
+        f"{tmp_path / 'p.fen'}:1:3: error: invalid character '-' in a rank",
+        "PR-",
+        "  ^",
+    ]
     assert not (tmp_path / "b.html").exists()
 
 
@@ -56,7 +64,10 @@ def test_runtime_errors_go_to_stdout_with_status_1(tmp_path: Path) -> None:
 
 def test_html_to_an_unwritable_place_still_runs_the_program(tmp_path: Path) -> None:
     stdout, stderr, code = invoke(tmp_path, "PPR", "--html", str(tmp_path / "no" / "b.html"))
-    assert stderr == b"Could not open HTML file for writing: No such file or directory\n"
+    assert stderr.decode().splitlines() == [
+        "Could not open HTML file for writing: No such file or directory",
+        f"chazz: error: cannot write {tmp_path / 'no' / 'b.html'}: no such directory",
+    ]
     assert (stdout, code) == (b"\x03\n", 0)
 
 
@@ -161,8 +172,8 @@ def test_from_bf_errors(tmp_path: Path) -> None:
         " ^",
     ]
     missing = CliRunner().invoke(main, ["from-bf", str(tmp_path / "none.b")])
-    assert missing.exit_code == 1
-    assert "No such file or directory" in missing.stderr
+    assert missing.exit_code == 2
+    assert missing.stderr == f"chazz: error: cannot read {tmp_path / 'none.b'}: no such file\n"
     (tmp_path / "big.b").write_text(">." * 20000)
     big = CliRunner().invoke(main, ["from-bf", str(tmp_path / "big.b")])
     assert big.exit_code == 1
@@ -205,3 +216,60 @@ def test_a_terminal_sees_the_prompt_before_typing(tmp_path: Path) -> None:
     assert rest.replace(b"\r\n", b"\n").endswith(b"z\n")
     assert proc.stderr is not None
     assert b"Traceback" not in proc.stderr.read()
+
+
+def test_a_bad_character_is_escaped_in_the_diagnostic(tmp_path: Path) -> None:
+    stdout, stderr, code = invoke(tmp_path, "PP\x1b[2JR")
+    assert (stdout, code) == (b"", 1)
+    assert stderr.decode().splitlines()[1:] == [
+        f"{tmp_path / 'p.fen'}:1:3: error: invalid character '\\x1b' in a rank",
+        "PP\\x1b[2JR",
+        "  ^~~~",  # the whole escape is underlined
+    ]
+
+
+def test_html_never_overwrites_the_program(tmp_path: Path) -> None:
+    (tmp_path / "p.fen").write_text("PPR")
+    result = CliRunner().invoke(main, [str(tmp_path / "p.fen"), "--html", str(tmp_path / "p.fen")])
+    assert (result.stdout_bytes, result.exit_code) == (b"\x03\n", 0)
+    assert result.stderr.splitlines() == [
+        "Could not open HTML file for writing: it is also an input file",
+        f"chazz: error: cannot write {tmp_path / 'p.fen'}: it is also an input file",
+    ]
+    assert (tmp_path / "p.fen").read_text() == "PPR"
+
+
+def test_html_to_a_fifo_is_written_in_place(tmp_path: Path) -> None:
+    (tmp_path / "p.fen").write_text("PPR")
+    fifo = tmp_path / "board.html"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    result = subprocess.run(
+        [str(BIN / "chazz"), "p.fen", "--html", str(fifo), "--no-open"],
+        cwd=tmp_path, capture_output=True, timeout=60,
+    )
+    page, _ = reader.communicate(timeout=60)
+    assert (result.stdout, result.returncode) == (b"\x03\n", 0)
+    assert page.startswith(b"<!DOCTYPE html>") and page.count(b"<td") == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["board.html", "p.fen"]
+
+
+def test_from_bf_to_dev_null_keeps_the_device(tmp_path: Path) -> None:
+    (tmp_path / "p.b").write_text("+.")
+    before = os.stat(os.devnull)
+    result = CliRunner().invoke(main, ["from-bf", str(tmp_path / "p.b"), "-o", os.devnull])
+    assert result.exit_code == 0
+    assert os.stat(os.devnull).st_ino == before.st_ino
+
+
+def test_sigterm_exits_143_quietly(tmp_path: Path) -> None:
+    (tmp_path / "spin.fen").write_text("P5PRKBb")
+    proc = subprocess.Popen(
+        [str(BIN / "chazz"), "spin.fen"], cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.read(1) == b"A"
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert (proc.returncode, stderr) == (143, b"")

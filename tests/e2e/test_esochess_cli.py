@@ -65,3 +65,21 @@ def test_grid_mode() -> None:
 def test_unknown_subcommand_is_a_usage_error() -> None:
     result = esochess("nosuch")
     assert result.returncode == 2 and "No such command" in result.stderr
+
+
+def test_fen_show_accepts_a_placement_only_fen_as_python_chess_does() -> None:
+    placement = START.split()[0]
+    result = esochess("fen", "show", placement)
+    assert result.returncode == 0
+    assert result.stdout == esochess("fen", "show", f"{placement} w - - 0 1").stdout
+    assert esochess("fen", "check", placement, "b").returncode == 0
+
+
+def test_fen_show_writes_a_file_and_reports_an_unwritable_one(tmp_path: Path) -> None:
+    target = tmp_path / "board.svg"
+    assert esochess("fen", "show", "startpos", "--format", "svg", "-o", str(target)).returncode == 0
+    assert target.read_text().startswith("<svg")
+    bad = esochess("fen", "show", "startpos", "-o", str(tmp_path / "no" / "b.txt"))
+    assert (bad.returncode, bad.stderr) == (
+        1, f"esochess: error: cannot write {tmp_path / 'no' / 'b.txt'}: no such directory\n"
+    )

@@ -62,7 +62,7 @@ def test_read_source_points_at_the_first_byte_that_is_not_utf8(tmp_path: Path) -
 
 
 def test_read_source_reports_a_file_it_cannot_read(tmp_path: Path) -> None:
-    with pytest.raises(UnreadableFile, match=r"cannot read .*missing\.txt: No such file"):
+    with pytest.raises(UnreadableFile, match=r"cannot read .*missing\.txt: no such file"):
         read_source(tmp_path / "missing.txt")
     with pytest.raises(UnreadableFile, match="directory"):
         read_source(tmp_path)

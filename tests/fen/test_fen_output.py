@@ -93,7 +93,7 @@ def test_a_full_disk_leaves_no_temporary_file(
             handle.write("x" * 10 if text else b"x" * 10)
     assert info.value.errno == errno.ENOSPC
     if fail_at == "close":
-        assert str(info.value) == f"cannot write {target}: No space left on device"
+        assert str(info.value) == f"cannot write {target}: no space left on device"
     assert _names(tmp_path) == []
     assert all(handle.raw.closed for handle in opened)  # no descriptor leaked
 
@@ -201,7 +201,7 @@ def test_a_missing_directory_is_an_output_error(tmp_path: Path) -> None:
     target = tmp_path / "missing" / "out"
     with pytest.raises(OutputError) as info:
         write_atomic(target, "x")
-    assert str(info.value) == f"cannot write {target}: No such file or directory"
+    assert str(info.value) == f"cannot write {target}: no such directory"
     assert _names(tmp_path) == []
 
 

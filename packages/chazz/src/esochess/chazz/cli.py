@@ -17,10 +17,12 @@ from esochess.chazz.engines import ENGINES, Engine, run
 from esochess.chazz.html import DEFAULT_HTML, export_html
 from esochess.chazz.loader import LoadError, load_program
 from esochess.chazz.runtime import FLUSH_AT, LoopError, MachineIO, StepLimitReached
-from esochess.fen import SourceError, format_diagnostic, write_atomic
+from esochess.fen import OutputError, SourceError, format_diagnostic, write_atomic
+from esochess.fen.cliutil import CONTEXT_SETTINGS, InputFile, ToolError, version_option
+from esochess.fen.exitcodes import ExitCode
+from esochess.fen.files import read_reason
 
 USAGE = "Usage: chazz <filename> [true|false]"
-EXIT_INTERRUPTED = 130
 
 
 class _StdoutGone(Exception):
@@ -88,10 +90,12 @@ class _ChazzCommand(click.Command):
 
 
 @click.command(
+    "chazz",
     cls=_ChazzCommand,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings=CONTEXT_SETTINGS,
     epilog="Also: `chazz from-bf PROG.b [-o OUT.fen]` translates brainfuck to CHAZZ.",
 )
+@version_option("chazz", "esochess-chazz")
 @click.argument("args", nargs=-1, metavar="FILE [FLAG]")
 @click.option("--html", "html_path", metavar="PATH", help="Export the HTML board to PATH.")
 @click.option(
@@ -127,22 +131,23 @@ def main(
     """Run the CHAZZ program in FILE: a FEN board whose pieces are instructions.
 
     FLAG `true` exports the board as output_chess_board.html (reference behaviour);
-    further arguments are ignored.
+    further arguments are ignored. Exit status: 0, or 1 for a program that cannot be
+    loaded or fails (a loop error, the step limit), 2 for a wrong option, 130 on Ctrl-C.
     """
     if not args:
         _error_lines(USAGE)
-        sys.exit(1)
+        sys.exit(ExitCode.FAILURE)
     options = _Options(html_path, open_browser, trace, max_steps, engine, no_prompt)
     stdout = sys.stdout.buffer
     try:
         code = _run(args, options, stdout)
     except KeyboardInterrupt:
-        code = EXIT_INTERRUPTED
+        code = ExitCode.INTERRUPTED
     except _StdoutGone:
         # Nobody reads our output any more; leave quietly (and keep Python from
         # complaining about the closed pipe when it flushes at exit).
         os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
-        code = 1
+        code = ExitCode.FAILURE
     sys.exit(code)
 
 
@@ -158,18 +163,35 @@ class _Options:
     no_prompt: bool
 
 
+def _load_error(exc: LoadError) -> None:
+    # The reference's lines first (scripts may match them), then the precise diagnostic.
+    _error_lines(*exc.lines)
+    match exc.detail:
+        case SourceError() as error:
+            _error_lines(format_diagnostic(error))
+        case None:
+            pass
+        case unreadable:
+            _error_lines(f"chazz: error: {unreadable}")
+
+
+def _html_error(exc: OutputError) -> None:
+    reason = os.strerror(exc.errno) if exc.errno else exc.reason
+    _error_lines(f"Could not open HTML file for writing: {reason}", f"chazz: error: {exc}")
+
+
 def _run(args: tuple[str, ...], options: _Options, stdout: BinaryIO) -> int:
     try:
         grid = load_program(args[0])
     except LoadError as exc:
-        _error_lines(*exc.lines)
-        return 1
+        _load_error(exc)
+        return ExitCode.FAILURE
     if options.html_path is not None or (len(args) > 1 and args[1] == "true"):
         target = options.html_path if options.html_path is not None else DEFAULT_HTML
         try:
-            export_html(grid, target)
-        except OSError as exc:
-            _error_lines(f"Could not open HTML file for writing: {exc.strerror or exc}")
+            export_html(grid, target, inputs=[args[0]])
+        except OutputError as exc:
+            _html_error(exc)
         else:
             if _should_open(options.open_browser):
                 _open_in_browser(target)
@@ -187,40 +209,41 @@ def _run(args: tuple[str, ...], options: _Options, stdout: BinaryIO) -> int:
         run(grid, io, engine=options.engine, max_steps=options.max_steps)
     except LoopError as exc:
         write(exc.message)
-        return 1
+        return ExitCode.FAILURE
     except StepLimitReached as exc:
         stderr.flush()
         _error_lines(f"chazz: error: step limit {exc.limit} reached")
-        return 1
+        return ExitCode.FAILURE
     finally:
         stderr.flush()
     write(b"\n")
-    return 0
+    return ExitCode.OK
 
 
-@click.command("from-bf", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("source", metavar="PROG.b", type=click.Path(dir_okay=False))
+@click.command("from-bf", context_settings=CONTEXT_SETTINGS)
+@click.argument("source", metavar="PROG.b", type=InputFile())
 @click.option("-o", "--output", metavar="OUT.fen", help="Write the board here (default: stdout).")
 def from_bf(source: str, output: str | None) -> None:
-    """Translate the brainfuck program PROG.b into a CHAZZ board."""
+    """Translate the brainfuck program PROG.b into a CHAZZ board.
+
+    Exit status: 0, 1 when the program does not fit a board or OUT.fen cannot be
+    written, 2 for an unreadable PROG.b or unmatched brackets.
+    """
     try:
         text = Path(source).read_bytes().decode("latin-1")
-    except OSError as exc:
-        _error_lines(f"chazz from-bf: error: cannot read {source}: {exc.strerror or exc}")
-        sys.exit(1)
+    except OSError as exc:  # vanished or unreadable since the argument was checked
+        raise ToolError(f"cannot read {source}: {read_reason(exc)}") from None
     try:
         board = translate(text, path=source)
     except SourceError as exc:
         _error_lines(format_diagnostic(exc, text))
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     except TranslationError as exc:
-        _error_lines(f"chazz from-bf: error: {source}: {exc}")
-        sys.exit(1)
+        raise ToolError(f"{source}: {exc}", ExitCode.FAILURE) from None
     if output is None:
         click.echo(board)
         return
     try:
-        write_atomic(output, board + "\n")
-    except OSError as exc:
-        _error_lines(f"chazz from-bf: error: cannot write {output}: {exc.strerror or exc}")
-        sys.exit(1)
+        write_atomic(output, board + "\n", inputs=[source])
+    except OutputError as exc:
+        raise ToolError(str(exc), ExitCode.FAILURE) from None

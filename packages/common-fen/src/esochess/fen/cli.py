@@ -12,9 +12,11 @@ from importlib.metadata import EntryPoint, entry_points
 import chess
 import click
 
+from esochess.fen.cliutil import CONTEXT_SETTINGS, ToolError, version_option
 from esochess.fen.diagnostics import SourceError, format_diagnostic
+from esochess.fen.exitcodes import ExitCode
 from esochess.fen.fen import parse_fen
-from esochess.fen.files import write_atomic
+from esochess.fen.files import OutputError, write_atomic
 from esochess.fen.grid import Grid, parse_grid
 from esochess.fen.render import RENDERERS
 
@@ -45,8 +47,8 @@ class PluginGroup(click.Group):
         return loaded
 
 
-@click.group(cls=PluginGroup)
-@click.version_option(package_name="esochess-fen")
+@click.group(cls=PluginGroup, context_settings=CONTEXT_SETTINGS)
+@version_option("esochess", "esochess-fen")
 def main() -> None:
     """esochess: one toolchain for four chess languages (CHAZZ, Chespel, Gambit, CQL).
 
@@ -56,20 +58,23 @@ def main() -> None:
 
 def _fail(error: SourceError) -> None:
     click.echo(format_diagnostic(error), err=True)
-    sys.exit(1)
+    sys.exit(ExitCode.FAILURE)
 
 
 def _read(words: tuple[str, ...], grid: bool) -> chess.Board | Grid:
-    # A FEN may be passed as one quoted argument or as its separate fields.
+    # A FEN may be passed as one quoted argument or as its separate fields; as in
+    # python-chess, the fields after the placement may be left out.
     text = " ".join(words)
     try:
-        return parse_grid(text, path="<fen>") if grid else parse_fen(text, path="<fen>")
+        if grid:
+            return parse_grid(text, path="<fen>")
+        return parse_fen(text, path="<fen>", min_fields=1)
     except SourceError as error:
         _fail(error)
         raise  # unreachable: _fail exits
 
 
-@click.group("fen")
+@click.group("fen", context_settings=CONTEXT_SETTINGS)
 def fen_group() -> None:
     """Check and draw chess positions (FEN) and CHAZZ grids."""
 
@@ -85,11 +90,12 @@ def fen_group() -> None:
     help="How to draw the board.",
 )
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of stdout."
+    "-o", "--output", metavar="FILE", help="Write to FILE instead of stdout."
 )
 @click.option("--grid", is_flag=True, help="Read a permissive CHAZZ grid instead of a strict FEN.")
 def show(fen: tuple[str, ...], fmt: str, output: str | None, grid: bool) -> None:
-    """Draw the position FEN (quoted, or as separate fields)."""
+    """Draw the position FEN (quoted, or as separate fields; the fields after the
+    placement may be left out: White to move, no castling, clocks 0 1)."""
     drawing = RENDERERS[fmt](_read(fen, grid))
     if not drawing.endswith("\n"):
         drawing += "\n"
@@ -98,13 +104,15 @@ def show(fen: tuple[str, ...], fmt: str, output: str | None, grid: bool) -> None
         return
     try:
         write_atomic(output, drawing)
-    except OSError as error:
-        raise click.ClickException(f"cannot write {output}: {error.strerror}") from None
+    except OutputError as error:
+        raise ToolError(str(error), ExitCode.FAILURE) from None
 
 
 @fen_group.command("check")
 @click.argument("fen", nargs=-1, required=True)
 @click.option("--grid", is_flag=True, help="Check a permissive CHAZZ grid instead of a strict FEN.")
 def check(fen: tuple[str, ...], grid: bool) -> None:
-    """Exit 0 if FEN is a valid position; otherwise print where it is wrong and exit 1."""
+    """Exit 0 if FEN is a valid position; otherwise print where it is wrong and exit 1.
+
+    As for `show`, the fields after the placement may be left out."""
     _read(fen, grid)

@@ -111,12 +111,23 @@ def _check_counter(path: str, text: str, value: str, start: int, field: str) -> 
             raise _fail(path, text, start + i, field, f"invalid character {ch!r} in a number")
 
 
-def parse_fen(
-    text: str, *, path: str = "<fen>", drop_impossible_castling: bool = False
-) -> chess.Board:
-    """Parse a strict FEN of 4 to 6 space-separated fields into a valid `chess.Board`.
+#: What python-chess assumes for the fields a short FEN leaves out.
+_DEFAULTS = ("", "w", "-", "-", "0", "1")
 
-    Missing clocks read as `0 1`; the word `startpos` is the standard start position.
+
+def parse_fen(
+    text: str,
+    *,
+    path: str = "<fen>",
+    drop_impossible_castling: bool = False,
+    min_fields: int = 4,
+) -> chess.Board:
+    """Parse a strict FEN of `min_fields` (1 to 4) to 6 space-separated fields into a
+    valid `chess.Board`.
+
+    Missing fields read as python-chess reads them (`w - - 0 1`: White to move, no
+    castling, no en passant, clocks `0 1`); the word `startpos` is the standard start
+    position.
     Raises `FenError` (a `SourceError` at line 1) naming the
     field and the column of the first bad character. With `drop_impossible_castling`,
     castling rights that the placement makes impossible are dropped instead of reported.
@@ -143,14 +154,15 @@ def parse_fen(
             )
         elif name in ("halfmove", "fullmove"):
             _check_counter(path, text, value, start, name)
-    if len(fields) < 4:
+    if len(fields) < min_fields:
         end = len(text.rstrip()) + 1
         raise _fail(path, text, end, FIELDS[len(fields)], "missing")
     if len(fields) > 6:
         raise _fail(path, text, fields[6][0], "fullmove", "unexpected text after the last field")
 
     try:
-        board = chess.Board(" ".join(value for _, value in fields))
+        given = [value for _, value in fields]
+        board = chess.Board(" ".join(given + list(_DEFAULTS[len(given) :])))
     except ValueError as error:  # a case the field checks above did not foresee
         raise _fail(path, text, 1, "placement", str(error)) from None
     if drop_impossible_castling:
@@ -158,6 +170,8 @@ def parse_fen(
     status = board.status()
     for flag, name, message in _STATUS_MESSAGES:
         if status & flag:
-            start = fields[FIELDS.index(name)][0]
+            index = FIELDS.index(name)
+            # A field left out (its default is at fault) is pointed at the end of the text.
+            start = fields[index][0] if index < len(fields) else len(text.rstrip()) + 1
             raise _fail(path, text, start, name, message)
     return board

@@ -57,6 +57,31 @@ class OutputError(OSError):
         return (type(self), (self.path, self.reason, self.errno or None))
 
 
+#: Why a file cannot be read or written, in the words every tool uses.
+_REASONS = {
+    errno.ENOENT: "no such file",
+    errno.EISDIR: "is a directory",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENOTDIR: "a part of the path is not a directory",
+    errno.ENOSPC: "no space left on device",
+}
+
+
+def read_reason(exc: OSError) -> str:
+    """Why a file could not be read, in the shared wording (`no such file`, …)."""
+    if exc.errno in _REASONS:
+        return _REASONS[exc.errno]
+    text = exc.strerror or str(exc)
+    return text[:1].lower() + text[1:]
+
+
+def write_reason(exc: OSError) -> str:
+    """Why a file could not be written: as `read_reason`, but a missing name is a
+    missing directory (an output file need not exist)."""
+    return "no such directory" if exc.errno == errno.ENOENT else read_reason(exc)
+
+
 def _umask() -> int:
     # os.umask can only be read by setting it; restore it at once.
     mask = os.umask(0o022)
@@ -67,7 +92,7 @@ def _umask() -> int:
 def _failure(path: str, exc: OSError) -> OutputError:
     if isinstance(exc, OutputError):
         return exc
-    return OutputError(path, exc.strerror or str(exc), exc.errno)
+    return OutputError(path, write_reason(exc), exc.errno)
 
 
 def _stat(path: str) -> os.stat_result | None:
@@ -81,7 +106,7 @@ def _refuse_inputs(path: str, target: os.stat_result, inputs: Sequence[str | os.
     for source in inputs:
         seen = _stat(os.fspath(source))
         if seen is not None and (seen.st_dev, seen.st_ino) == (target.st_dev, target.st_ino):
-            raise OutputError(path, ALSO_AN_INPUT, errno.EINVAL)
+            raise OutputError(path, ALSO_AN_INPUT)
 
 
 def _wrap(raw: io.BufferedWriter, text: bool) -> IO[Any]:
@@ -219,7 +244,7 @@ def read_source(path: str | os.PathLike[str]) -> str:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise UnreadableFile(name, exc.strerror or str(exc)) from None
+        raise UnreadableFile(name, read_reason(exc)) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
