@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import chess
 
 from esochess.fen import (
@@ -9,9 +11,11 @@ from esochess.fen import (
     parse_grid,
     render_ascii,
     render_html,
+    render_page,
     render_svg,
     render_unicode,
 )
+from esochess.fen.svgboard import file_label
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
 
@@ -89,6 +93,29 @@ def test_html_of_chess_board_has_rank_8_first() -> None:
 
 
 def test_svg() -> None:
-    assert render_svg(chess.Board()).startswith("<svg")
-    grid_svg = render_svg(parse_grid("3/1Q1"))
-    assert grid_svg.count("<rect") == 6 and "♕" in grid_svg
+    board_svg = render_svg(chess.Board())
+    assert board_svg.startswith("<svg") and "White to move" in board_svg
+    grid_svg = render_svg(parse_grid("3/1Q1 b"))
+    # the margin, six squares, the side-to-move strip; the queen is python-chess's drawing
+    assert grid_svg.count("<rect") == 8
+    assert '<g id="white-queen"' in grid_svg and 'href="#white-queen"' in grid_svg
+    assert "Black to move" in grid_svg
+
+
+def test_an_eight_by_eight_grid_is_labelled_like_a_chess_board() -> None:
+    grid_svg = render_svg(parse_grid("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"))
+    labels = re.findall(r">([a-z]+|\d+)</text>", grid_svg)
+    assert labels[:16] == [f for f in "abcdefgh" for _ in range(2)]
+    assert labels[16:] == [r for r in "87654321" for _ in range(2)]
+
+
+def test_file_labels_go_on_past_z() -> None:
+    assert [file_label(i) for i in (0, 25, 26, 27, 701, 702)] == [
+        "a", "z", "aa", "ab", "zz", "aaa"
+    ]
+
+
+def test_the_html_picture_page_shows_the_svg() -> None:
+    page = render_page(chess.Board())
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 2  # outer + board
+    assert page.endswith("</html>\n")

@@ -20,7 +20,8 @@ from esochess.fen.files import (
     write_atomic,
 )
 from esochess.fen.grid import Grid, GridError, GridTooLarge, parse_grid
-from esochess.fen.render import render_ascii, render_html, render_svg, render_unicode
+from esochess.fen.render import render_ascii, render_html, render_unicode
+from esochess.fen.svgboard import render_page, render_svg
 
 __all__ = [
     "FenError",
@@ -42,6 +43,7 @@ __all__ = [
     "read_source",
     "render_ascii",
     "render_html",
+    "render_page",
     "render_svg",
     "render_unicode",
     "sort_diagnostics",

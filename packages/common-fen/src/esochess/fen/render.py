@@ -1,19 +1,21 @@
 """Board renderers shared by the front ends: ascii, unicode, HTML and SVG.
 
-Every renderer takes either a `chess.Board` (drawn from White's side, rank 8 on top) or
+`render_svg` and `render_page` (module `svgboard`) draw the picture; every renderer takes
+either a `chess.Board` (drawn from White's side, rank 8 on top) or
 a `Grid` (drawn in reading order). The HTML page with default arguments is byte-exact
 the export of the CHAZZ reference interpreter (specs/chazz.md §6).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from html import escape
 
 import chess
-import chess.svg
 
 from esochess.fen.grid import Grid
+# Re-exported: the studio and older callers import render_svg from here.
+from esochess.fen.svgboard import render_page as render_page
+from esochess.fen.svgboard import render_svg as render_svg
 
 Drawable = chess.Board | Grid
 
@@ -113,49 +115,9 @@ def render_html(
     return "\n".join(out) + "\n"
 
 
-def render_svg(
-    drawable: Drawable,
-    *,
-    square_px: int = 45,
-    lastmove: chess.Move | None = None,
-    fill: Mapping[chess.Square, str] | None = None,
-) -> str:
-    """Return an SVG image: python-chess's `chess.svg.board` for a chess position, and a
-    plain drawing of squares and glyphs for a grid of any size.
-
-    For a chess position, `lastmove` marks a move and `fill` colours squares (the studio
-    shows the selected piece with it); each square's rectangle carries its name as a class.
-    """
-    if isinstance(drawable, chess.Board):
-        return str(
-            chess.svg.board(drawable, size=square_px * 8, lastmove=lastmove, fill=dict(fill or {}))
-        )
-    grid = drawable
-    width, height = grid.cols * square_px, grid.rows * square_px
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}">'
-    ]
-    for r in range(grid.rows):
-        for c in range(grid.cols):
-            x, y = c * square_px, r * square_px
-            colour = "#eeeed2" if (r + c) % 2 == 0 else "#769656"
-            parts.append(
-                f'<rect x="{x}" y="{y}" width="{square_px}" height="{square_px}" fill="{colour}"/>'
-            )
-            if piece := grid[r, c]:
-                parts.append(
-                    f'<text x="{x + square_px / 2}" y="{y + square_px * 0.78}" '
-                    f'font-size="{square_px * 0.8}" text-anchor="middle">'
-                    f"{UNICODE_PIECES[piece]}</text>"
-                )
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
-
-
 RENDERERS = {
     "ascii": render_ascii,
     "unicode": render_unicode,
-    "html": render_html,
+    "html": render_page,  # the picture in a page; `render_html` is CHAZZ's exact export
     "svg": render_svg,
 }
