@@ -119,3 +119,11 @@ def test_the_html_picture_page_shows_the_svg() -> None:
     page = render_page(chess.Board())
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 2  # outer + board
     assert page.endswith("</html>\n")
+
+
+def test_svg_marks_a_move_and_fills_squares() -> None:
+    board = chess.Board()
+    move = chess.Move.from_uci("e2e4")
+    board.push(move)
+    svg = render_svg(board, lastmove=move, fill={chess.E4: "#cc0000cc"})
+    assert "lastmove" in svg and "#cc0000" in svg and "Black to move" in svg

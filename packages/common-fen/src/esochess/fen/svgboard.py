@@ -10,6 +10,7 @@ in a self-contained HTML page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 
 import chess
@@ -80,11 +81,21 @@ def _grid_picture(grid: Grid) -> tuple[int, int, list[str]]:
     return width, height, parts
 
 
-def render_svg(drawable: chess.Board | Grid, *, square_px: int = 45) -> str:
-    """Return the SVG picture of a chess position or a grid, `square_px` per square."""
+def render_svg(
+    drawable: chess.Board | Grid,
+    *,
+    square_px: int = 45,
+    lastmove: chess.Move | None = None,
+    fill: Mapping[chess.Square, str] | None = None,
+) -> str:
+    """Return the SVG picture of a chess position or a grid, `square_px` per square.
+
+    For a chess position, `lastmove` marks a move and `fill` colours squares (as
+    `chess.svg.board` does; each square's rectangle carries its name as a class).
+    """
     if isinstance(drawable, chess.Board):
         width = height = 8 * SQUARE + 2 * MARGIN
-        inner = str(chess.svg.board(drawable, size=width))
+        inner = str(chess.svg.board(drawable, size=width, lastmove=lastmove, fill=dict(fill or {})))
         parts = [inner.replace("<svg ", f'<svg x="0" y="0" height="{height}" ', 1)]
         white = drawable.turn == chess.WHITE
     else:
