@@ -1,0 +1,53 @@
+"""Killed runs leave nothing behind: SIGTERM to a real `cql` writing its output ends with
+143, no traceback, no temporary file, the old output untouched and no worker left."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pgn_data import LICHESS
+
+psutil = pytest.importorskip("psutil")  # comes with the test extras (dask)
+
+BIN = Path(sys.executable).parent
+
+
+def _wait_for(condition: object, seconds: float = 60) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_to_cql_leaves_nothing_behind(tmp_path: Path, jobs: str) -> None:
+    games = tmp_path / "games.pgn"
+    games.write_bytes(LICHESS.read_bytes() * 6)  # long enough to be stopped mid-run
+    (tmp_path / "q.cql").write_text("cql() check\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "result.pgn").write_text("the previous result\n")
+    proc = subprocess.Popen(
+        [str(BIN / "cql"), "--jobs", jobs, "-o", str(out / "result.pgn"), "q.cql", "games.pgn"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    # The run is under way once its temporary file exists beside the output.
+    assert _wait_for(lambda: len(list(out.iterdir())) > 1 or proc.poll() is not None)
+    assert proc.poll() is None, "cql finished before it could be stopped"
+    if jobs == "2":
+        _wait_for(lambda: len(psutil.Process(proc.pid).children(recursive=True)) >= 2, 30)
+    workers = psutil.Process(proc.pid).children(recursive=True)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143
+    assert b"Traceback" not in err and err == b""
+    assert [p.name for p in out.iterdir()] == ["result.pgn"]
+    assert (out / "result.pgn").read_text() == "the previous result\n"
+    assert _wait_for(lambda: not any(w.is_running() and w.status() != "zombie" for w in workers), 30)
