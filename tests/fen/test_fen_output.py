@@ -10,6 +10,8 @@ import stat
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +219,20 @@ def test_contents_round_trip(tmp_path: Path, data: bytes | str) -> None:
         write_atomic(target, data)
         assert target.read_bytes() == data
     assert _names(tmp_path) == ["round"]
+
+
+def test_names_in_dev_are_written_in_place_whatever_they_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Even a /dev/null that another program turned into a regular file is not replaced
+    # (replacing it again would keep the system's device broken).
+    seen: list[str] = []
+
+    @contextmanager
+    def in_place(path: str, text: bool) -> Iterator[io.BytesIO]:
+        seen.append(path)
+        yield io.BytesIO()
+
+    monkeypatch.setattr(files, "_in_place", in_place)
+    monkeypatch.setattr(files, "_stat", lambda path: os.stat(__file__))  # "a regular file"
+    for name in ("/dev/null", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"):
+        write_atomic(name, b"x")
+    assert seen == ["/dev/null", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]

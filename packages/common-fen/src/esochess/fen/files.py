@@ -8,8 +8,9 @@ boards, Chespel executables and match PGN, Gambit records, `esochess fen show -o
   over the target only when everything was written, so a failed, interrupted or killed
   run never leaves a partial target, and removes its temporary file on every failure
   path (a full disk at a write or at close, an exception, Ctrl-C, SIGTERM);
-- an existing target that is not a regular file (`/dev/null`, a FIFO, a socket, a
-  terminal, `/dev/stdout`) is opened and written in place: it is never replaced;
+- an existing target that is not a regular file (a FIFO, a socket, a terminal), and any
+  name directly in `/dev` (`/dev/null`, `/dev/stdout`) or under `/dev/fd` and `/proc`,
+  is opened and written in place: it is never replaced;
 - a symbolic link is followed and the file it names is replaced, the link kept;
 - a target that is the same file as one of the run's inputs is refused before anything
   is written (`OutputError`: `cannot write PATH: it is also an input file`).
@@ -32,10 +33,17 @@ from esochess.fen.diagnostics import SourceError
 #: The reason an output that is also an input is refused.
 ALSO_AN_INPUT = "it is also an input file"
 
-#: Names that stand for an already open descriptor (`/dev/stdout`, `/dev/fd/3`,
-#: `/proc/self/fd/1`): written in place even when the descriptor is a regular file,
-#: since replacing that file would hide the output from whoever holds the descriptor.
-_IN_PLACE_PREFIXES = ("/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/proc/")
+#: Names that stand for a device or an already open descriptor (`/dev/null`,
+#: `/dev/stdout`, `/dev/fd/3`, `/proc/self/fd/1`): written in place even when they are a
+#: regular file — a descriptor redirected to a file, or a `/dev/null` that some other
+#: program already replaced — since replacing them would hide the output from whoever
+#: holds the descriptor, or break the system's device for good.
+_IN_PLACE_PREFIXES = ("/dev/fd/", "/proc/")
+
+
+def _names_a_device(path: str) -> bool:
+    absolute = os.path.abspath(path)
+    return os.path.dirname(absolute) == "/dev" or absolute.startswith(_IN_PLACE_PREFIXES)
 
 
 class OutputError(OSError):
@@ -195,7 +203,7 @@ def open_output(
     current = _stat(name)
     if (
         current is not None and not stat.S_ISREG(current.st_mode)
-    ) or os.path.abspath(name).startswith(_IN_PLACE_PREFIXES):
+    ) or _names_a_device(name):
         with _in_place(name, text) as handle:
             yield handle
         return
