@@ -24,8 +24,6 @@ WRITES = re.compile(
 # the package that still has it. Nothing else may be added here.
 IN_FLIGHT = {
     "cqlvars/src/esochess/cqlvars/output.py": "cql output: atomic_output's .tmp-PID file",
-    "chespel/src/esochess/chespel/build.py": "chespel build: the .tmp-build executable",
-    "chespel/src/esochess/chespel/match.py": "chespel match --pgn: a plain open(path, 'w')",
 }
 
 

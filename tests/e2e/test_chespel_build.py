@@ -164,3 +164,20 @@ def test_largest_loops_compile_and_larger_ones_are_refused(tmp_path: Path) -> No
     refused = chespel("build", "huge.chp", cwd=tmp_path)
     assert refused.returncode == 2
     assert "Traceback" not in refused.stderr and not (tmp_path / "huge").exists()
+
+
+def test_build_never_overwrites_its_source_and_writes_devices_in_place(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from esochess.chespel.cli import main
+
+    source = tmp_path / "e.chp"
+    source.write_text("module evaluation\n", encoding="utf-8")
+    same = CliRunner().invoke(main, ["build", str(source), "-o", str(source)])
+    assert same.exit_code == 2
+    assert same.stderr.endswith(f"chespel: error: cannot write {source}: it is also an input file\n")
+    assert source.read_text(encoding="utf-8") == "module evaluation\n"
+    before = os.stat(os.devnull)
+    assert CliRunner().invoke(main, ["build", str(source), "-o", os.devnull]).exit_code == 0
+    assert os.stat(os.devnull).st_ino == before.st_ino
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.chp"]

@@ -93,7 +93,7 @@ def test_unreadable_missing_and_non_utf8_files_exit_2(tmp_path: Path) -> None:
     missing = CliRunner().invoke(main, ["check", str(tmp_path / "nope.chp")])
     assert missing.exit_code == 2
     assert missing.output == (
-        f"chespel: error: cannot read {tmp_path / 'nope.chp'}: No such file or directory\n"
+        f"chespel: error: cannot read {tmp_path / 'nope.chp'}: no such file\n"
     )
     binary = tmp_path / "b.chp"
     binary.write_bytes(b"module evaluation\n\xff\xfe\n")
@@ -103,7 +103,7 @@ def test_unreadable_missing_and_non_utf8_files_exit_2(tmp_path: Path) -> None:
     assert result.output.startswith(f"{binary}:2:1: error: the file is not UTF-8 text (byte 0xff)\n")
     directory = CliRunner().invoke(main, ["check", str(tmp_path)])
     assert directory.exit_code == 2
-    assert directory.output == f"chespel: error: cannot read {tmp_path}: Is a directory\n"
+    assert directory.output == f"chespel: error: cannot read {tmp_path}: is a directory\n"
     no_arg = CliRunner().invoke(main, ["check"])
     assert no_arg.exit_code == 2
     if os.geteuid() != 0:
@@ -112,7 +112,7 @@ def test_unreadable_missing_and_non_utf8_files_exit_2(tmp_path: Path) -> None:
         locked.chmod(0)
         denied = CliRunner().invoke(main, ["check", str(locked)])
         assert denied.exit_code == 2
-        assert "Permission denied" in denied.output
+        assert "permission denied" in denied.output
 
 
 def test_a_traceback_never_reaches_the_user(tmp_path: Path) -> None:

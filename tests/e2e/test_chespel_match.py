@@ -97,3 +97,11 @@ def test_openings_file_that_is_not_utf8_is_a_located_usage_error(tmp_path: Path)
     assert done.returncode == 2
     assert done.stderr == (f"chespel: error: {openings}:2:4: the file is not UTF-8 text "
                            "(byte 0xff)\n")
+
+
+def test_an_unwritable_pgn_is_reported_before_any_game(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "games.pgn"
+    done = match("examples/chespel/material.chp", "examples/chespel/positional.chp",
+                 "--games", "2", "--depth", "1", "--pgn", str(target))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"chespel: error: cannot write {target}: no such directory\n"

@@ -10,9 +10,11 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import io
-import os
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
+
+from esochess.fen.files import OutputError, write_atomic
 
 SHEBANG = b"#!/usr/bin/env python3\n"
 PROGRAM_MODULE = "chespel_program"
@@ -88,18 +90,14 @@ def archive_bytes(program_source: str) -> bytes:
     return buffer.getvalue()
 
 
-def write_executable(program_source: str, target: str) -> None:
-    """Write the executable file `target` (replacing it) with mode 0755."""
+def write_executable(program_source: str, target: str, *, inputs: Sequence[str] = ()) -> None:
+    """Write the executable file `target` (replacing it; executable as the umask allows)
+    through the shared writer, which never replaces one of `inputs`."""
     data = SHEBANG + archive_bytes(program_source)
-    path = Path(target)
-    temporary = path.with_name(path.name + ".tmp-build")
     try:
-        temporary.write_bytes(data)
-        os.chmod(temporary, 0o755)
-        os.replace(temporary, path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise BuildError(f"cannot write {target}: {exc.strerror or exc}") from None
+        write_atomic(target, data, executable=True, inputs=inputs)
+    except OutputError as exc:
+        raise BuildError(str(exc)) from None
 
 
 def default_output(source: str) -> str:

@@ -8,6 +8,7 @@ the only module that prints or exits.
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 
 import click
 
@@ -30,9 +31,11 @@ from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Repl
 from esochess.chespel.runtime.values import ChespelRuntimeError
 from esochess.fen import SourceError, files, format_diagnostic
+from esochess.fen.cliutil import CONTEXT_SETTINGS, InputFile, version_option
+from esochess.fen.exitcodes import ExitCode
 
-EXIT_RUNTIME = 1
-EXIT_USAGE = 2
+EXIT_RUNTIME = ExitCode.FAILURE
+EXIT_USAGE = ExitCode.USAGE
 
 
 def read_source(path: str) -> str:
@@ -72,14 +75,14 @@ class _Commands(click.Group):
         return (command.name if command is not None else name), command, rest
 
 
-@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="esochess-chespel", prog_name="chespel")
+@click.group("chespel", cls=_Commands, context_settings=CONTEXT_SETTINGS)
+@version_option("chespel", "esochess-chespel")
 def main() -> None:
     """Chespel: chess evaluation rules compiled into a chess engine."""
 
 
 @main.command()
-@click.argument("file", type=click.Path())
+@click.argument("file", type=InputFile())
 def check(file: str) -> None:
     """Check FILE.chp and print only its diagnostics (exit 0 when it has no error)."""
     load_program(file)
@@ -101,14 +104,14 @@ def compiled(file: str) -> Program:
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=InputFile())
 @click.option("-o", "output", metavar="NAME", help="Executable to write (default: FILE without .chp).")
 def build(file: str, output: str | None) -> None:
     """Compile FILE.chp into a self-contained executable engine."""
     source = generated_source(file)
     target = output or default_output(file)
     try:
-        write_executable(source, target)
+        write_executable(source, target, inputs=[file])
     except BuildError as exc:
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -116,7 +119,7 @@ def build(file: str, output: str | None) -> None:
 
 
 @main.command(name="eval")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=InputFile())
 @click.argument("fen", nargs=-1)
 @click.option("-v", "verbose", is_flag=True, help="Also print the justification lines.")
 @click.option("--cost", is_flag=True,
@@ -132,7 +135,7 @@ def eval_command(file: str, fen: tuple[str, ...], verbose: bool, cost: bool) -> 
     repl = Repl(program, sys.stdin, sys.stdout)
     text = " ".join(fen)
     repl.command("eval", f"v {text}" if verbose else text, "")
-    sys.exit(EXIT_RUNTIME if repl.failures else 0)
+    sys.exit(EXIT_RUNTIME if repl.failures else ExitCode.OK)
 
 
 def print_costs(program: Program, text: str) -> int:
@@ -152,7 +155,7 @@ def print_costs(program: Program, text: str) -> int:
 
 
 @main.command(name="run")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=InputFile())
 def run_command(file: str) -> None:
     """Run the engine's REPL on FILE.chp without building it (alias: repl)."""
     program = compiled(file)
@@ -161,7 +164,7 @@ def run_command(file: str) -> None:
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=InputFile())
 def uci(file: str) -> None:
     """Run FILE.chp as a UCI engine, like `./NAME --uci`."""
     sys.exit(run_uci(compiled(file), sys.stdin, sys.stdout))
@@ -170,15 +173,18 @@ def uci(file: str) -> None:
 @main.command()
 @click.argument("first")
 @click.argument("second")
-@click.option("--games", default=10, show_default=True, type=click.IntRange(1))
-@click.option("--movetime", default=1.0, show_default=True, type=click.FloatRange(0.01))
+@click.option("--games", default=10, show_default=True, type=click.IntRange(1),
+              help="How many games (colours alternate).")
+@click.option("--movetime", default=1.0, show_default=True, type=click.FloatRange(0.01),
+              help="Seconds per move, without --tc.")
 @click.option("--tc", metavar="BASE+INC", help="Real clocks, in seconds.")
 @click.option("--depth", type=click.IntRange(1, 64), help="Fixed search depth.")
-@click.option("--openings", "openings_file", type=click.Path(dir_okay=False),
+@click.option("--openings", "openings_file", type=InputFile(),
               help="One opening per line: moves from the start position, or a FEN.")
 @click.option("--seed", type=int, help="Shuffle the openings with this seed.")
-@click.option("--max-plies", default=300, show_default=True, type=click.IntRange(1))
-@click.option("--pgn", "pgn_file", type=click.Path(dir_okay=False), help="Write the games here.")
+@click.option("--max-plies", default=300, show_default=True, type=click.IntRange(1),
+              help="Adjudicate a draw after this many half-moves.")
+@click.option("--pgn", "pgn_file", metavar="FILE", help="Write the games here.")
 def match(first: str, second: str, games: int, movetime: float, tc: str | None,
           depth: int | None, openings_file: str | None, seed: int | None, max_plies: int,
           pgn_file: str | None) -> None:
@@ -191,13 +197,16 @@ def match(first: str, second: str, games: int, movetime: float, tc: str | None,
             games=games, movetime=movetime, tc=parse_tc(tc) if tc else None, depth=depth,
             max_plies=max_plies, seed=seed,
             **({"openings": read_openings(openings_file)} if openings_file else {}))
-        result = run_match(EngineSpec.parse(first), EngineSpec.parse(second), settings,
-                           click.echo)
-        if pgn_file:
-            write_pgn(result, pgn_file)
+        with ExitStack() as stack:
+            # Opened first, so an unwritable FILE is reported before any game is played.
+            pgn = stack.enter_context(files.open_output(pgn_file, text=True)) if pgn_file else None
+            result = run_match(EngineSpec.parse(first), EngineSpec.parse(second), settings,
+                               click.echo)
+            if pgn is not None:
+                write_pgn(result, pgn)
     except MatchError as exc:
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    except OSError as exc:
-        click.echo(f"chespel: error: cannot write {pgn_file}: {exc.strerror or exc}", err=True)
+    except files.OutputError as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_RUNTIME)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import chess
 import chess.engine
@@ -299,15 +300,14 @@ def run_match(first: EngineSpec, second: EngineSpec, settings: Settings,
             player.close()
 
 
-def write_pgn(result: MatchResult, path: str) -> None:
-    """Write the games as PGN (raises OSError when the file cannot be written)."""
-    with open(path, "w", encoding="utf-8") as handle:
-        for record in result.games:
-            game = chess.pgn.Game.from_board(record.board)
-            game.headers["Event"] = "chespel match"
-            game.headers["Round"] = str(record.number)
-            game.headers["White"] = record.white
-            game.headers["Black"] = record.black
-            game.headers["Result"] = record.result
-            game.headers["Termination"] = record.reason
-            print(game, file=handle, end="\n\n")
+def write_pgn(result: MatchResult, handle: IO[str]) -> None:
+    """Write the games as PGN to `handle` (from `esochess.fen.files.open_output`)."""
+    for record in result.games:
+        game = chess.pgn.Game.from_board(record.board)
+        game.headers["Event"] = "chespel match"
+        game.headers["Round"] = str(record.number)
+        game.headers["White"] = record.white
+        game.headers["Black"] = record.black
+        game.headers["Result"] = record.result
+        game.headers["Termination"] = record.reason
+        print(game, file=handle, end="\n\n")
