@@ -123,7 +123,22 @@ def test_gambit_file_extension_and_umbrella(tmp_path: Path) -> None:
 
 
 def test_version() -> None:
-    assert gambit("--version").stdout.strip() == "gambit 1.0"
+    import chess
+
+    assert gambit("--version").stdout == f"gambit 0.1.0 (python-chess {chess.__version__})\n"
+
+
+def test_files_it_cannot_read_and_a_record_it_could_not_write(tmp_path: Path) -> None:
+    missing = gambit("check", "nim", cwd=tmp_path)
+    assert (missing.returncode, missing.stderr) == (
+        2, "gambit: error: cannot read nim: no such file (also tried nim.gmb and nim.gambit)\n"
+    )
+    (tmp_path / "game.gmb").write_text('main() { print("hello") }\n')
+    record = gambit("run", "game.gmb", "--record", "no/such/dir/r.json", cwd=tmp_path)
+    assert (record.returncode, record.stdout) == (2, "")
+    assert record.stderr == "gambit: error: cannot write no/such/dir/r.json: no such directory\n"
+    replay = gambit("run", "game.gmb", "--replay", "none.json", cwd=tmp_path)
+    assert (replay.returncode, replay.stderr) == (2, "gambit: error: cannot read none.json: no such file\n")
 
 
 def test_a_turn_that_never_ends_is_a_runtime_error(tmp_path: Path) -> None:

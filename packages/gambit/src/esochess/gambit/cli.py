@@ -18,13 +18,15 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from esochess.fen import SourceError, files, format_diagnostic
+from esochess.fen.cliutil import CONTEXT_SETTINGS, ToolError, version_option
+from esochess.fen.exitcodes import ExitCode
 from esochess.gambit.frontend import compile_source
 from esochess.gambit.program import Program
 from esochess.gambit.replay import Record
 
-EXIT_COMPILE = 2
-EXIT_INTERNAL = 70
-EXIT_INTERRUPTED = 130
+EXIT_COMPILE = ExitCode.USAGE
+EXIT_INTERNAL = ExitCode.INTERNAL
+EXIT_INTERRUPTED = ExitCode.INTERRUPTED
 EXTENSIONS = (".gmb", ".gambit")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -37,16 +39,18 @@ def _usage(message: str) -> NoReturn:
 def resolve_file(arg: str) -> Path:
     """The program file for a FILE argument (§14.1), or a usage error."""
     path = Path(arg)
+    if path.is_dir():
+        raise ToolError(f"cannot read {arg}: is a directory")
+    if path.suffix == "" and not path.exists():
+        for ext in EXTENSIONS:
+            candidate = Path(arg + ext)
+            if candidate.exists():
+                return candidate
+        raise ToolError(f"cannot read {arg}: no such file (also tried {arg}.gmb and {arg}.gambit)")
+    if not path.exists():
+        raise ToolError(f"cannot read {arg}: no such file")
     if path.suffix not in EXTENSIONS:
-        if path.suffix == "" and not path.exists():
-            for ext in EXTENSIONS:
-                candidate = Path(arg + ext)
-                if candidate.exists():
-                    return candidate
-            _usage(f"no such file: '{arg}' (also tried {arg}.gmb and {arg}.gambit)")
         _usage(f"'{arg}' is not a Gambit program: the file name must end in .gmb or .gambit")
-    if not path.is_file():
-        _usage(f"no such file: '{arg}'")
     return path
 
 
@@ -55,7 +59,7 @@ def read_source(path: Path) -> str:
     try:
         return files.read_source(path)
     except files.UnreadableFile as err:
-        _usage(f"cannot read '{path}': {err.reason}")
+        raise ToolError(str(err)) from None
     except SourceError as err:
         click.echo(format_diagnostic(err), err=True)
         sys.exit(EXIT_COMPILE)
@@ -101,8 +105,8 @@ def guarded(f: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option("1.0", prog_name="gambit", message="%(prog)s %(version)s")
+@click.group("gambit", context_settings=CONTEXT_SETTINGS)
+@version_option("gambit", "esochess-gambit")
 def main() -> None:
     """Gambit: check and play games written in the Gambit language."""
 
@@ -137,6 +141,10 @@ def run(
     from esochess.gambit.players import parse_players
     from esochess.gambit.session import RunConfig, StreamConsole, run_game
 
+    if record_path is not None:
+        directory = os.path.dirname(os.path.abspath(record_path))
+        if not os.path.isdir(directory):  # say so now, not after the whole game
+            raise ToolError(f"cannot write {record_path}: no such directory")
     program, name, _ = load(file)
     low, high = program.players_range
     record = None
@@ -183,9 +191,11 @@ def load_record(path: str) -> Record:
     from esochess.gambit.replay import RecordFormatError, parse_record
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        _usage(f"cannot read record file '{path}': {getattr(err, 'strerror', None) or err}")
+        text = files.read_source(path)
+    except files.UnreadableFile as err:
+        raise ToolError(str(err)) from None
+    except SourceError as err:
+        _usage(f"record file {err.path}:{err.line}:{err.column}: {err.message}")
     try:
         return parse_record(text, path)
     except RecordFormatError as err:
