@@ -10,10 +10,8 @@ import re
 import sys
 import time
 import traceback
-from importlib import metadata
 from typing import IO, NoReturn
 
-import chess
 import click
 
 from esochess.cqlvars import distributed, pgnio
@@ -28,17 +26,10 @@ from esochess.cqlvars.output import atomic_output, statistics_line
 from esochess.cqlvars.parallel import EngineWorker, QueryJob, default_jobs, evaluate
 from esochess.cqlvars.progress import Progress
 from esochess.fen import SourceError, files, format_diagnostic
+from esochess.fen.cliutil import CONTEXT_SETTINGS, version_option
 
 USAGE = "usage: cql [OPTIONS] QUERY.cql [PGN ...]"
 RANGE_RE = re.compile(r"([0-9]+)(?:-([0-9]*))?")
-
-
-def _version() -> str:
-    try:
-        mine = metadata.version("esochess-cqlvars")
-    except metadata.PackageNotFoundError:  # pragma: no cover - source checkout
-        mine = "0.0.0"
-    return f"cql {mine} (python-chess {chess.__version__})"
 
 
 def usage_error(message: str) -> NoReturn:
@@ -75,12 +66,16 @@ def _check_inputs(paths: list[str]) -> None:
 
 @click.command(
     "cql",
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings=CONTEXT_SETTINGS,
     help="Run a CQL query over PGN files and write the matching games.",
 )
-@click.argument("query", type=click.Path(dir_okay=False))
+@click.argument("query")  # read by files.read_source: its errors use the shared wording
 @click.argument("pgn", nargs=-1)
-@click.option("-o", "--output", "output", help="Output PGN file ('-' for stdout).")
+@click.option(
+    "-o", "--output", "output",
+    help="Output PGN file ('-' for stdout; default: the query's `output`, else "
+    "QUERY-out.pgn in the current directory).",
+)  # fmt: skip
 @click.option("--gamenumber", help="Examine only games N, LO-HI or LO-.")
 @click.option("--matchcount", help="Required number of matched positions: N, LO-HI or LO-.")
 @click.option("-j", "--jobs", type=int, default=None, help="Number of worker processes.")
@@ -91,7 +86,7 @@ def _check_inputs(paths: list[str]) -> None:
 @click.option("--variations", is_flag=True, help="Positions inside variations are in scope.")
 @click.option("--limit", type=int, default=None, help="Stop after the first N matching games.")
 @click.option("-a", "--assign", "assigns", multiple=True, help="Pre-bind NAME=VALUE.")
-@click.version_option(version=_version(), message="%(version)s")
+@version_option("cql", "esochess-cqlvars")
 def main(
     query: str,
     pgn: tuple[str, ...],
