@@ -17,7 +17,7 @@ ESOCHESS = Path(sys.executable).with_name("esochess")
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
 LIGHT, DARK = (0xFF, 0xCE, 0x9E), (0xD1, 0x8B, 0x47)  # python-chess's square colours
-PAD, MARGIN, SQUARE = 16, 20, 45  # page padding; the picture's margin and square size
+PAD, MARGIN, SQUARE = 16, 0, 45  # page padding; the picture's margin and square size
 
 pytestmark = [
     pytest.mark.browser,

@@ -13,6 +13,7 @@ from html import escape
 import chess
 
 from esochess.fen.grid import Grid
+
 # Re-exported: the studio and older callers import render_svg from here.
 from esochess.fen.svgboard import render_page as render_page
 from esochess.fen.svgboard import render_svg as render_svg
