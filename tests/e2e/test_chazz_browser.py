@@ -3,25 +3,16 @@ the rendered page has one table cell per square, row by row."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
+from browser_helpers import BROWSER, BROWSER_MARKS
 
 CHAZZ = Path(sys.executable).with_name("chazz")
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        BROWSER is None,
-        reason="headless Chromium is not installed (`make test` installs the Debian package "
-        "`chromium` when it can)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 
 class _Cells(HTMLParser):

@@ -4,7 +4,6 @@ stand out on light and dark squares alike."""
 
 from __future__ import annotations
 
-import shutil
 import struct
 import subprocess
 import sys
@@ -12,21 +11,14 @@ import zlib
 from pathlib import Path
 
 import pytest
+from browser_helpers import BROWSER, BROWSER_MARKS
 
 ESOCHESS = Path(sys.executable).with_name("esochess")
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
 LIGHT, DARK = (0xFF, 0xCE, 0x9E), (0xD1, 0x8B, 0x47)  # python-chess's square colours
 PAD, MARGIN, SQUARE = 16, 0, 45  # page padding; the picture's margin and square size
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        BROWSER is None,
-        reason="headless Chromium is not installed (`make test` installs the Debian package "
-        "`chromium` when it can)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 Pixels = list[list[tuple[int, int, int]]]
 
