@@ -330,8 +330,8 @@ main() {
     assert exc.value.message == "call depth limit (1000) exceeded in 'g'"
 
 
-def test_forks_report_errors_in_prints_unless_skipping_is_enabled() -> None:
-    import esochess.gambit.compiler.runtime as interpreter
+def test_lookahead_forks_skip_print_arguments_other_executions_evaluate_them() -> None:
+    from esochess.gambit.game import adopt, legal_options, pausing_fork
 
     src = """main() {
     x = Player[1] choose [1, 2]
@@ -341,19 +341,22 @@ def test_forks_report_errors_in_prints_unless_skipping_is_enabled() -> None:
 """
     program = compiled(src)
     m = Machine(program, seed=0, players=2)
-    m.run_until_decision()
-    g = m.fork()
+    d = m.run_until_decision()
+    assert isinstance(d, Decision)
+    g = m.fork()  # a plain fork evaluates print arguments like the real execution
     g.choose(2)
-    with pytest.raises(GambitRuntimeError):  # §10.4: look-ahead reports it
+    with pytest.raises(GambitRuntimeError):
         g.run_until_decision()
-    saved = interpreter.SKIP_QUIET
-    try:
-        interpreter.SKIP_QUIET = True
-        f = m.fork()
-        f.choose(2)
-        assert isinstance(f.run_until_decision(), Result)  # the bad print was skipped
-    finally:
-        interpreter.SKIP_QUIET = saved
+    f = pausing_fork(m, 1)  # look-ahead does not evaluate them
+    f.choose(2)
+    assert isinstance(f.run_until_pause(), Result)
+    # Both options are legal; the error surfaces when option 2 is played, also without
+    # I/O (a playout), because a fork that skipped a print is not adopted.
+    legal = legal_options(m, d)
+    assert [o.key for o in legal] == [1, 2]
+    assert legal[1].machine.skipped_print
+    with pytest.raises(GambitRuntimeError):
+        adopt(m, legal[1])
 
 
 def test_a_failing_name_trait_is_a_runtime_error_when_labels_are_read() -> None:

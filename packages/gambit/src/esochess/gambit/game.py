@@ -54,19 +54,35 @@ def key_text(key: Key) -> str:
     return str(key)
 
 
-def pausing_fork(machine: Machine) -> Machine:
-    """A fork for look-ahead: it pauses right after a `commit`, where the turn ends (§10.3),
-    instead of running on to the next decision."""
+def pausing_fork(machine: Machine, seat: int) -> Machine:
+    """A fork exploring the turn of `seat`: it pauses where the turn ends (§10.3) -- right
+    after a `commit`, or at a decision of another turn before its options are computed --
+    instead of running on through the next decision, and skips `print` arguments."""
     f = machine.fork()
     f.pause_at_commit = True
+    f.lookahead_seat = seat
+    f.skipped_print = False
     return f
 
 
 def advance(machine: Machine, outcome: Outcome) -> Decision | Result | Illegal:
-    """Run past a commit pause to the next real outcome (decision, result or illegal)."""
+    """Adopt a look-ahead fork as the continuing execution: run past its turn-end pause to
+    the next real outcome (decision, result or illegal), printing arguments again."""
+    machine.lookahead_seat = None
     if isinstance(outcome, Committed):
         return machine.run_until_decision()
     return outcome
+
+
+def adopt(machine: Machine, option: LegalOption) -> tuple[Machine, Decision | Result | Illegal]:
+    """Play `option` of the decision `machine` is paused at, without I/O: continue the fork
+    that explored it, or -- when its look-ahead skipped a `print` -- run the option again
+    on `machine` itself, so that the print's arguments are evaluated as in a real game.
+    Returns the continuing machine and its next outcome; `machine` may be changed."""
+    if option.machine.skipped_print:
+        machine.choose(option.key)
+        return machine, machine.run_until_decision()
+    return option.machine, advance(option.machine, option.outcome)
 
 
 def ends_turn(outcome: Outcome, seat: int) -> bool | None:
@@ -114,7 +130,7 @@ def _completes(machine: Machine, outcome: Outcome, seat: int, depth: int = 1) ->
     if depth >= MAX_TURN_DECISIONS:
         raise endless_turn(machine, outcome)
     for key in candidates(outcome):
-        f = pausing_fork(machine)
+        f = pausing_fork(machine, seat)
         f.choose(key)
         if _completes(f, f.run_until_pause(), seat, depth + 1):
             return True
@@ -160,7 +176,7 @@ def random_legal_option(machine: Machine, decision: Decision, rng: random.Random
 
 def try_option(machine: Machine, decision: Decision, key: Key) -> LegalOption | None:
     """Explore one option on a fork: the LegalOption when it is legal, else None."""
-    f = pausing_fork(machine)
+    f = pausing_fork(machine, decision.seat)
     f.choose(key)
     try:
         out = f.run_until_pause()

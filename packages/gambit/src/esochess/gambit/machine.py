@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from esochess.fen import Note
+from esochess.gambit.labels import Labels
 from esochess.gambit.limits import (
     CALL_DEPTH_LIMIT,
     OUT_OF_MEMORY,
@@ -44,6 +45,7 @@ from esochess.gambit.program import (
     OP_CHOOSE,
     OP_COMMIT,
     OP_EXEC,
+    OP_HORIZON,
     OP_ITER,
     OP_JF,
     OP_JUMP,
@@ -111,6 +113,13 @@ class Machine:
         self.finished: Result | None = None
         # Set by the game layer on look-ahead forks: stop at a `commit` (§10.3, §10.4).
         self.pause_at_commit = False
+        # The seat whose turn a look-ahead fork explores (None outside look-ahead): such a
+        # fork skips `print` arguments and stops at a decision that starts another turn
+        # before computing its options.
+        self.lookahead_seat: int | None = None
+        # Set when look-ahead skipped a `print`: the fork is then not adopted (see
+        # game.adopt), so a run-time error in a print argument is still reported.
+        self.skipped_print = False
         # True for machines made by fork(): their output is never seen.
         self.forked = False
 
@@ -200,6 +209,8 @@ class Machine:
         m.inst_version = self.inst_version
         m.finished = self.finished
         m.pause_at_commit = self.pause_at_commit
+        m.lookahead_seat = self.lookahead_seat
+        m.skipped_print = self.skipped_print
         m.forked = True
         return m
 
@@ -525,6 +536,16 @@ class Machine:
                 L = frame.locals
                 pc = 0
             elif op == OP_CHOOSE:
+                if (
+                    self.lookahead_seat is not None
+                    and ins[5] is not None
+                    and base == 0
+                    and (self.committed or ins[5](self, L).index != self.lookahead_seat)
+                ):
+                    # Another turn starts here: the explored turn ended legally. The
+                    # decision itself runs again if this fork is adopted (`advance`).
+                    frame.pc = pc - 1
+                    return Committed(ins[3][0], ins[3][1])
                 frame.pc = pc
                 return self._decide(ins, L, base)
             elif op == OP_COMMIT:
@@ -533,11 +554,17 @@ class Machine:
                     if self.pause_at_commit and base == 0:
                         frame.pc = pc
                         return Committed(ins[1][0], ins[1][1])
+            elif op == OP_HORIZON:
+                # No `illegal` can run before this turn ends (with two or more players):
+                # look-ahead of the option is complete, it is legal.
+                if self.lookahead_seat is not None and self.seats >= 2 and base == 0:
+                    frame.pc = pc
+                    return Committed(ins[1][0], ins[1][1])
             else:  # pragma: no cover - the compiler emits only the opcodes above
                 raise AssertionError(f"bad opcode {op}")
 
     def _decide(self, ins: tuple[Any, ...], L: list[Any], base: int) -> Decision:
-        _, spec, dest, pos, secret = ins
+        _, spec, dest, pos, secret, _who = ins
         if base != 0:  # pragma: no cover - the checker keeps choose out of pure code
             raise RunError(pos, "'choose' cannot run inside a function")
         player, k, prompt, options = spec(self, L)
@@ -557,38 +584,3 @@ class Machine:
             col=pos[1],
             new_turn=self.committed,
         )
-
-
-class Labels(Sequence[str]):
-    """Display forms of a decision's options, computed on first use.
-
-    Forks exploring options never look at labels, so they cost nothing there. They are
-    computed from the machine's state when first read: read them before `choose`.
-    """
-
-    def __init__(self, machine: Machine, options: tuple[Any, ...]) -> None:
-        self._machine: Machine | None = machine
-        self._options = options
-        self._done: tuple[str, ...] | None = None
-
-    def _all(self) -> tuple[str, ...]:
-        if self._done is None:
-            assert self._machine is not None
-            self._done = tuple(self._machine.display(o) for o in self._options)
-            self._machine = None
-        return self._done
-
-    def __len__(self) -> int:
-        return len(self._options)
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._all()[i]
-
-    def __eq__(self, other: object) -> bool:
-        return tuple(self._all()) == tuple(other) if isinstance(other, Sequence) else False
-
-    def __hash__(self) -> int:
-        return hash(self._all())
-
-    def __repr__(self) -> str:
-        return repr(self._all())

@@ -18,7 +18,7 @@ from esochess.gambit.game import (
     Key,
     LegalOption,
     Outcome,
-    advance,
+    adopt,
     decision_header,
     exploring_error,
     legal_options,
@@ -253,7 +253,7 @@ class MctsPlayer:
             pick = random_legal_option(m, out, r)
             if pick is None:
                 break
-            m, out = pick.machine, advance(pick.machine, pick.outcome)
+            m, out = adopt(m, pick)
         if isinstance(out, Result):
             return out.scores()
         return tuple(0.5 for _ in range(seats))

@@ -23,8 +23,9 @@ OP_ITER = 4  # (op, f, slot): locals[slot] = (snapshot, 0)
 OP_NEXT = 5  # (op, slot, var, target): next element into var, or jump when done
 OP_RET = 6  # (op, f | None): return f() (or no value)
 OP_CALL = 7  # (op, resolve, dest, pos): resolve() -> (code, args); push a frame
-OP_CHOOSE = 8  # (op, spec, dest, pos, secret): pause at a decision
+OP_CHOOSE = 8  # (op, spec, dest, pos, secret, player | None): pause at a decision
 OP_COMMIT = 9  # (op, pos): end the turn; pauses when `pause_at_commit` is set
+OP_HORIZON = 10  # (op, pos): look-ahead of the turn may stop here (compiler/horizon.py)
 
 Pos = tuple[int, int]
 Evaluator = Callable[["Machine", list[Any]], Any]

@@ -18,7 +18,7 @@ from esochess.fen import source_line_at, write_atomic
 from esochess.gambit.game import (
     Key,
     LegalOption,
-    advance,
+    adopt,
     decision_header,
     echo_line,
     key_text,
@@ -378,8 +378,8 @@ def random_playout(
             raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
         # The fork that explored the option is exactly the continuation: adopt it.
         pick = legal[rngs[outcome.seat - 1].randrange(len(legal))]
-        m = pick.machine
-        outcome = settle(program, m, advance(m, pick.outcome))
+        m, out = adopt(m, pick)
+        outcome = settle(program, m, out)
     return outcome, m
 
 
@@ -459,8 +459,8 @@ def pending_moves(program: Program, seed: int, seats: int, after: Sequence[Key])
                 return Report(EXIT_REPLAY, f"gambit: error: invalid --after list: choice {n} "
                               f"({key_text(key)}) is not a legal option for Player "
                               f"{outcome.seat}; the legal options are {shown}")  # fmt: skip
-            m = match[0].machine
-            outcome = settle(program, m, advance(m, match[0].outcome))
+            m, out = adopt(m, match[0])
+            outcome = settle(program, m, out)
         if isinstance(outcome, Result):
             return Report(EXIT_OK, outcome.line, outcome.line)
         legal = legal_options(m, outcome)

@@ -17,7 +17,6 @@ from esochess.gambit.analysis import (
     UserCall,
     ValueCall,
 )
-from esochess.gambit.compiler import runtime
 from esochess.gambit.compiler.common import (
     children,
 )
@@ -174,11 +173,11 @@ class CallRules:
                 if b.effects == B.Effect.PRINTS and all(
                     self.effect_free(a.value) for a in e.args
                 ):
-                    # A fork's output is dropped, and evaluating effect-free arguments there
-                    # only costs time. (A run-time error in such an argument then surfaces
-                    # only in an execution that prints.)
+                    # Look-ahead output is dropped, so its `print` arguments are not
+                    # evaluated (a run-time error in one surfaces when the path is played).
                     def quiet_call(m: Machine, L: list[Any]) -> Any:
-                        if m.io is None and m.forked and runtime.SKIP_QUIET:
+                        if m.lookahead_seat is not None:
+                            m.skipped_print = True
                             return None
                         return hosted(m, [a(m, L) for a in args])
 

@@ -92,7 +92,9 @@ class CompilerLike(Protocol):
     def patch(self, at: int, target: int) -> None:
         ...
 
-    def loop_body(self, top: int, body: A.Block, exit_jump: int | None) -> None:
+    def loop_body(
+        self, top: int, body: A.Block, exit_jump: int | None, horizon: int | None = None
+    ) -> None:
         ...
 
     def new_temp(self) -> int:

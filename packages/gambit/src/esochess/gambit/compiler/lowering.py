@@ -169,7 +169,10 @@ class LoweringRules:
         if isinstance(e, A.Choose):
             tmp = self.new_temp()
             spec = self.choose_spec(e)
-            self.emit(OP_CHOOSE, spec, tmp, e.pos, e.secret)
+            # Look-ahead asks only who decides (is the turn over?) when that costs nothing
+            # else: an effect-free player expression can be evaluated twice.
+            who = self.expr(e.player) if self.effect_free(e.player) else None
+            self.emit(OP_CHOOSE, spec, tmp, e.pos, e.secret, who)
             return self.wrap_conv(e, read_slot(tmp))
         if isinstance(e, A.Call):
             if self.pausing_call(e):

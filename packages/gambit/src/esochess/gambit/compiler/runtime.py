@@ -28,12 +28,6 @@ from esochess.gambit.values import (
     values_equal,
 )
 
-# Off by default: §10.4 (a decision of the spec) reports a run-time error met during
-# look-ahead, including one inside a `print` argument. When True, forks skip `print` calls
-# whose arguments are effect-free (their output is dropped anyway), making look-ahead and
-# playouts 1.5-2x faster at the cost of finding such errors only when the path really runs.
-SKIP_QUIET = False
-
 
 def truthy(v: Any) -> bool:
     """A condition's truth: bool, or an optional that is not none (§5.5)."""

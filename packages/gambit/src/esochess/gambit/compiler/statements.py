@@ -10,6 +10,7 @@ from esochess.gambit.analysis import (
     LocalRef,
 )
 from esochess.gambit.compiler.context import CompilerLike
+from esochess.gambit.compiler.horizon import loop_horizon
 from esochess.gambit.compiler.runtime import (
     iterable,
     truthy,
@@ -18,6 +19,7 @@ from esochess.gambit.machine import Machine
 from esochess.gambit.program import (
     OP_COMMIT,
     OP_EXEC,
+    OP_HORIZON,
     OP_ITER,
     OP_JF,
     OP_JUMP,
@@ -55,11 +57,17 @@ class StatementRules:
         ins[-1] = target
         self.code.instrs[at] = tuple(ins)
 
-    def loop_body(self: CompilerLike, top: int, body: A.Block, exit_jump: int | None) -> None:
+    def loop_body(
+        self: CompilerLike, top: int, body: A.Block, exit_jump: int | None, horizon: int | None = None
+    ) -> None:
         """Emit a loop body that jumps back to `top`, then point `exit_jump` (the loop's
-        own exit test, if any) and every `break` past the loop, every `continue` at `top`."""
+        own exit test, if any) and every `break` past the loop, every `continue` at `top`.
+        `horizon`: the index of the statement before which look-ahead stops (horizon.py)."""
         self.loop_stack.append(([], [], top))
-        self.block(body)
+        for i, s in enumerate(body.stmts):
+            if i == horizon:
+                self.emit(OP_HORIZON, s.pos)
+            self.stmt(s)
         self.emit(OP_JUMP, top)
         breaks, conts, _ = self.loop_stack.pop()
         end = self.here()
@@ -166,7 +174,7 @@ class StatementRules:
             self.loop_body(top, s.body, jf)
             return
         if isinstance(s, A.Loop):
-            self.loop_body(self.here(), s.body, None)
+            self.loop_body(self.here(), s.body, None, loop_horizon(self, s) if self.in_proc else None)
             return
         if isinstance(s, A.MatchStmt):
             tmp = self.new_temp()
