@@ -1,0 +1,149 @@
+"""Horizon look-ahead: where it applies (compiler/horizon.py) and that it changes nothing.
+
+The reference is the look-ahead of the spec before the horizon: every option explored to
+the real end of its turn (the next decision of another player, `commit`, the game's end),
+print arguments evaluated. Differential property: over the nine example games and random
+seeds, both give the same legal options at every decision of a random game, and the same
+result, decision count and state hash.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from gambit_lang_helpers import compiled
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from esochess.gambit import game
+from esochess.gambit.frontend import compile_source
+from esochess.gambit.game import adopt, legal_options
+from esochess.gambit.hashing import state_hash
+from esochess.gambit.machine import Machine
+from esochess.gambit.program import OP_HORIZON, Program
+from esochess.gambit.results import Decision, Result
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gambit"
+GAMES = sorted(p.stem for p in EXAMPLES.glob("*.gmb"))
+DECISION_CAP = 60  # checkers and minichess run long; the cap keeps the test quick
+
+
+def _program(name: str) -> Program:
+    path = EXAMPLES / f"{name}.gmb"
+    program, errors = compile_source(path.read_text(encoding="utf-8"), str(path))
+    assert program is not None, errors
+    return program
+
+
+def _horizons(program: Program) -> list[int]:
+    """Source lines of the horizons compiled into `main`."""
+    return [ins[1][0] for ins in program.main.instrs if ins[0] == OP_HORIZON]
+
+
+def _full_fork(machine: Machine, seat: int) -> Machine:
+    """The reference look-ahead fork: it pauses only at a `commit`."""
+    f = machine.fork()
+    f.pause_at_commit = True
+    return f
+
+
+def _keys(machine: Machine, decision: Decision, reference: bool) -> list[object]:
+    if reference:
+        with mock.patch.object(game, "pausing_fork", _full_fork):
+            return [o.key for o in legal_options(machine, decision)]
+    return [o.key for o in legal_options(machine, decision)]
+
+
+def _play(program: Program, seed: int, seats: int, reference: bool) -> tuple[list[list[object]], str, int, str]:
+    """A random game: legal keys per decision, result line, decisions, state hash."""
+    m = Machine(program, seed=seed, players=seats)
+    rng = random.Random(seed)
+    seen: list[list[object]] = []
+    out = m.run_until_decision()
+    while isinstance(out, Decision) and m.decisions_made < DECISION_CAP:
+        if reference:
+            with mock.patch.object(game, "pausing_fork", _full_fork):
+                legal = legal_options(m, out)
+        else:
+            legal = legal_options(m, out)
+        seen.append([o.key for o in legal])
+        if not legal:
+            break
+        m, out = adopt(m, legal[rng.randrange(len(legal))])
+    line = out.line if isinstance(out, Result) else type(out).__name__
+    return seen, line, m.decisions_made, state_hash(m)
+
+
+def test_the_turn_loops_of_the_examples_get_a_horizon() -> None:
+    found = {name: _horizons(_program(name)) for name in GAMES}
+    assert found["tic-tac-toe"] and found["connect-four"] and found["nim"]
+    assert found["checkers"] and found["minichess"]
+    # Two players decide in one loop: the next decision may be the explored player's.
+    assert found["rock-paper-scissors"] == []
+
+
+def test_a_loop_that_does_not_advance_the_player_gets_no_horizon() -> None:
+    src = """main() {
+    current = Player[1]
+    loop {
+        x = current choose [1, 2]
+        if x == 2: current wins
+    }
+}
+"""
+    assert _horizons(compiled(src)) == []
+
+
+def test_an_illegal_before_the_next_decision_keeps_the_horizon_away() -> None:
+    src = """state int [count]
+main() {
+    current = Player[1]
+    loop {
+        if count > 3: illegal
+        x = current choose [1, 2]
+        count += x
+        current = next_player(current)
+    }
+}
+"""
+    assert _horizons(compiled(src)) == []
+
+
+def test_with_one_player_the_horizon_is_ignored() -> None:
+    # next_player(p) is p with one player: the turn goes on, so look-ahead must see the
+    # next decision, exactly as the full look-ahead does.
+    src = """players 1..2
+state int [left]
+main() {
+    left = 2
+    current = Player[1]
+    loop {
+        x = current choose 1..left
+        left -= x
+        current = next_player(current)
+    }
+}
+"""
+    program = compiled(src)
+    assert _horizons(program)
+    m = Machine(program, seed=0, players=1)
+    d = m.run_until_decision()
+    assert isinstance(d, Decision)
+    assert _keys(m, d, reference=False) == _keys(m, d, reference=True)
+    m2 = Machine(program, seed=0, players=2)
+    d2 = m2.run_until_decision()
+    assert isinstance(d2, Decision)
+    assert _keys(m2, d2, reference=False) == _keys(m2, d2, reference=True) == [1, 2]
+
+
+@pytest.mark.parametrize("name", GAMES)
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000))
+def test_horizon_and_full_lookahead_agree(name: str, seed: int) -> None:
+    program = _program(name)
+    low, high = program.players_range
+    seats = low + seed % (min(high, 4) - low + 1)
+    assert _play(program, seed, seats, reference=False) == _play(program, seed, seats, reference=True)
