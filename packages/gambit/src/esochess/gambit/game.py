@@ -61,13 +61,14 @@ def pausing_fork(machine: Machine, seat: int) -> Machine:
     f = machine.fork()
     f.pause_at_commit = True
     f.lookahead_seat = seat
+    f.silent = True
     f.skipped_print = False
     return f
 
 
 def advance(machine: Machine, outcome: Outcome) -> Decision | Result | Illegal:
     """Adopt a look-ahead fork as the continuing execution: run past its turn-end pause to
-    the next real outcome (decision, result or illegal), printing arguments again."""
+    the next real outcome (decision, result or illegal)."""
     machine.lookahead_seat = None
     if isinstance(outcome, Committed):
         return machine.run_until_decision()
@@ -76,12 +77,13 @@ def advance(machine: Machine, outcome: Outcome) -> Decision | Result | Illegal:
 
 def adopt(machine: Machine, option: LegalOption) -> tuple[Machine, Decision | Result | Illegal]:
     """Play `option` of the decision `machine` is paused at, without I/O: continue the fork
-    that explored it, or -- when its look-ahead skipped a `print` -- run the option again
-    on `machine` itself, so that the print's arguments are evaluated as in a real game.
+    that explored it, or -- when its look-ahead skipped a `print` that `machine` would
+    evaluate -- run the option again on `machine` itself, as a real game would.
     Returns the continuing machine and its next outcome; `machine` may be changed."""
-    if option.machine.skipped_print:
+    if option.machine.skipped_print and not machine.silent:
         machine.choose(option.key)
         return machine, machine.run_until_decision()
+    option.machine.silent = machine.silent
     return option.machine, advance(option.machine, option.outcome)
 
 

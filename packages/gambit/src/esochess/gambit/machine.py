@@ -114,11 +114,13 @@ class Machine:
         # Set by the game layer on look-ahead forks: stop at a `commit` (§10.3, §10.4).
         self.pause_at_commit = False
         # The seat whose turn a look-ahead fork explores (None outside look-ahead): such a
-        # fork skips `print` arguments and stops at a decision that starts another turn
-        # before computing its options.
+        # fork stops at a decision that starts another turn before computing its options.
         self.lookahead_seat: int | None = None
-        # Set when look-ahead skipped a `print`: the fork is then not adopted (see
-        # game.adopt), so a run-time error in a print argument is still reported.
+        # Look-ahead and AI search: `print` arguments are not evaluated (output is dropped).
+        self.silent = False
+        # Set when a silent machine skipped a `print`: a look-ahead fork is then not adopted
+        # by a machine that is not silent (game.adopt), so a run-time error in a print
+        # argument is still reported when the option is played.
         self.skipped_print = False
         # True for machines made by fork(): their output is never seen.
         self.forked = False
@@ -210,6 +212,7 @@ class Machine:
         m.finished = self.finished
         m.pause_at_commit = self.pause_at_commit
         m.lookahead_seat = self.lookahead_seat
+        m.silent = self.silent
         m.skipped_print = self.skipped_print
         m.forked = True
         return m

@@ -206,6 +206,7 @@ class MctsPlayer:
         """One iteration; `path` collects the (node, option) edges it takes."""
         r = self.rng
         f = machine.fork()
+        f.silent = True  # search, like look-ahead, does not evaluate `print` arguments
         f.reseed(r.getrandbits(64))
         node = root
         out: Outcome = decision

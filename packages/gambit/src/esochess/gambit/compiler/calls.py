@@ -173,10 +173,10 @@ class CallRules:
                 if b.effects == B.Effect.PRINTS and all(
                     self.effect_free(a.value) for a in e.args
                 ):
-                    # Look-ahead output is dropped, so its `print` arguments are not
-                    # evaluated (a run-time error in one surfaces when the path is played).
+                    # Look-ahead and AI search drop their output, so they do not evaluate
+                    # `print` arguments (an error in one surfaces when the path is played).
                     def quiet_call(m: Machine, L: list[Any]) -> Any:
-                        if m.lookahead_seat is not None:
+                        if m.silent:
                             m.skipped_print = True
                             return None
                         return hosted(m, [a(m, L) for a in args])
