@@ -1,24 +1,28 @@
-"""Gambit playout speed against hand-written pure-Python random playouts (spec §15.3).
+"""Gambit playout speed against hand-written pure-Python random playouts.
 
-Runs, in one process run on the same machine:
+Runs, in one process on the same machine:
 
 * the engine of `gambit playout examples/gambit/tic-tac-toe.gmb -n N --seed 0` (session.playout,
   called in this process so that start-up is excluded and CPU time can be measured), and the
-  same for Connect Four;
+  same for Connect Four -- with the horizon look-ahead (the engine as shipped) and with the
+  reference look-ahead that explores every option to the end of its turn and evaluates
+  `print` arguments (the engine before the horizon);
 * a hand-written pure-Python random playout of the same two games (the baseline);
-* the time `mcts:1000` takes to choose the first move of each game.
+* the time `mcts:N` takes to choose the first move of each game, both ways.
 
-It prints playouts/s for both and the slowdown ratio. The targets of §15.3 are at least
-1 000 random playouts/s on tic-tac-toe and about one second per `mcts:1000` move.
+It prints playouts/s and the slowdown against the baseline. Targets: at least 5 000 random
+playouts/s (CPU) on tic-tac-toe, 1 500/s on Connect Four, `mcts:1000` first move on Connect
+Four within 0.5 s CPU.
 Usage: python benchmarks/gambit_playouts.py [--games N] [--mcts N]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +92,29 @@ def compile_game(game: Path) -> Any:
     return program
 
 
+@contextlib.contextmanager
+def lookahead(kind: str) -> Iterator[None]:
+    """`horizon`: the engine as shipped; `full`: look-ahead forks that pause only at
+    `commit`, so every option runs to the end of its turn, printing arguments evaluated."""
+    from esochess.gambit import game as G
+
+    if kind == "horizon":
+        yield
+        return
+
+    def full_fork(machine: Any, seat: int) -> Any:
+        f = machine.fork()
+        f.pause_at_commit = True
+        return f
+
+    saved = G.pausing_fork
+    G.pausing_fork = full_fork
+    try:
+        yield
+    finally:
+        G.pausing_fork = saved
+
+
 def gambit_rate(game: Path, games: int) -> tuple[float, float]:
     """`gambit playout GAME -n N` (its engine, in this process): (wall, CPU) playouts/s."""
     from esochess.gambit.session import playout
@@ -130,15 +157,20 @@ def main() -> None:
     ):
         # The baseline is ~1000x faster: time enough games to get past timer noise.
         base_wall, base_cpu = baseline_rate(base, max(args.games, 20_000))
-        wall, cpu = gambit_rate(EXAMPLES / file, args.games)
-        print(
-            f"{title:13} gambit playout {wall:7.1f} / {cpu:7.1f} per s   "
-            f"hand-written {base_wall:8.0f} / {base_cpu:8.0f} per s   "
-            f"slowdown {base_wall / wall:6.1f}x / {base_cpu / cpu:6.1f}x"
-        )
+        print(f"{title:13} hand-written {base_wall:8.0f} / {base_cpu:8.0f} per s")
+        for kind in ("horizon", "full"):
+            with lookahead(kind):
+                wall, cpu = gambit_rate(EXAMPLES / file, args.games)
+            print(
+                f"{title:13} {kind:7} look-ahead: gambit playout {wall:7.1f} / {cpu:7.1f} per s"
+                f"   slowdown {base_wall / wall:6.1f}x / {base_cpu / cpu:6.1f}x"
+            )
     for title, file in (("tic-tac-toe", "tic-tac-toe.gmb"), ("Connect Four", "connect-four.gmb")):
-        wall, cpu = mcts_first_move_seconds(EXAMPLES / file, args.mcts)
-        print(f"{title:13} mcts:{args.mcts} first move {wall:6.2f} s wall / {cpu:6.2f} s CPU")
+        for kind in ("horizon", "full"):
+            with lookahead(kind):
+                wall, cpu = mcts_first_move_seconds(EXAMPLES / file, args.mcts)
+            print(f"{title:13} {kind:7} look-ahead: mcts:{args.mcts} first move "
+                  f"{wall:6.2f} s wall / {cpu:6.2f} s CPU")  # fmt: skip
 
 
 if __name__ == "__main__":

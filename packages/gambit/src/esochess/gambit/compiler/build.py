@@ -20,6 +20,7 @@ from esochess.gambit.compiler.common import (
     mixed_entity_positions,
     selector_of,
     sig,
+    with_callers,
 )
 from esochess.gambit.compiler.context import CompilerLike
 from esochess.gambit.compiler.expressions import ExpressionRules
@@ -133,15 +134,8 @@ class CompilerCore:
     def pausing_procs(self: CompilerLike) -> set[str]:
         """Procedures that may reach a `choose` or a `commit` (directly, by call, or via
         values): they run in explicit frames so that a fork can pause there."""
-        out = set(self.ck.choosers) | set(self.ck.uses_value_calls) | self.committers()
-        changed = True
-        while changed:
-            changed = False
-            for caller, callees in self.ck.call_graph.items():
-                if caller not in out and callees & out:
-                    out.add(caller)
-                    changed = True
-        return out
+        seed = set(self.ck.choosers) | set(self.ck.uses_value_calls) | self.committers()
+        return with_callers(seed, self.ck.call_graph)
 
     def zero(self: CompilerLike, t: T.Type) -> Any:
         """The zero value of a type (§3.12), or UNSET."""

@@ -76,3 +76,16 @@ def children(e: Any) -> list[Any]:
     if isinstance(e, A.Alt):
         return list(e.alts)
     return []
+
+
+def with_callers(names: set[str], call_graph: dict[str, set[str]]) -> set[str]:
+    """`names` and every body that calls one of them, directly or not."""
+    out = set(names)
+    changed = True
+    while changed:
+        changed = False
+        for caller, callees in call_graph.items():
+            if caller not in out and callees & out:
+                out.add(caller)
+                changed = True
+    return out

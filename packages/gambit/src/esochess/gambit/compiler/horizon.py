@@ -36,6 +36,7 @@ from typing import Any
 
 from esochess.gambit import ast as A
 from esochess.gambit.analysis import BuiltinCall, LocalRef, UserCall, ValueCall
+from esochess.gambit.compiler.common import with_callers
 from esochess.gambit.compiler.context import CompilerLike
 
 
@@ -63,14 +64,7 @@ def _dangerous_procs(c: CompilerLike) -> set[str]:
     for name, fs in c.sym.funcs.items():
         if any(not f.pure and any(_is_illegal(n) for n in nodes(f.decl.body)) for f in fs):
             out.add(name)
-    changed = True
-    while changed:
-        changed = False
-        for caller, callees in c.ck.call_graph.items():
-            if caller not in out and callees & out:
-                out.add(caller)
-                changed = True
-    return out
+    return with_callers(out, c.ck.call_graph)
 
 
 def _is_illegal(n: Any) -> bool:
@@ -113,30 +107,30 @@ class _LoopCheck:
         self.c = c
         self.danger = _dangerous_procs(c)
 
+    def risky_call(self, n: Any) -> str | None:
+        """For a call through a value or of a procedure that may decide or say `illegal`:
+        the procedure's name ("" for a value call); None for anything else."""
+        if not isinstance(n, A.Call):
+            return None
+        target = self.c.an.calls.get(n)
+        if isinstance(target, ValueCall):
+            return ""
+        if isinstance(target, UserCall) and target.name in self.danger:
+            return target.name
+        return None
+
     def dangerous(self, node: Any) -> bool:
-        for n in nodes(node):
-            if _is_illegal(n) or isinstance(n, A.Choose):
-                return True
-            if isinstance(n, A.Call):
-                target = self.c.an.calls.get(n)
-                if isinstance(target, ValueCall):
-                    return True
-                if isinstance(target, UserCall) and target.name in self.danger:
-                    return True
-        return False
+        return any(_is_illegal(n) or isinstance(n, A.Choose) or self.risky_call(n) is not None
+                   for n in nodes(node))  # fmt: skip
 
     def decides_only_by(self, node: Any, v: int) -> bool:
         """Every decision in `node` is made by local `v` (here or in a called procedure)."""
         for n in nodes(node):
             if isinstance(n, A.Choose) and _slot(self.c, n.player) != v:
                 return False
-            if isinstance(n, A.Call):
-                target = self.c.an.calls.get(n)
-                if isinstance(target, ValueCall):
-                    return False
-                if isinstance(target, UserCall) and target.name in self.danger:
-                    if not self.callee_decides_by(n, target.name, v):
-                        return False
+            name = self.risky_call(n)
+            if name is not None and not (name and self.callee_decides_by(n, name, v)):
+                return False
         return True
 
     def callee_decides_by(self, call: A.Call, name: str, v: int) -> bool:
@@ -152,21 +146,13 @@ class _LoopCheck:
             for n in nodes(body):
                 if isinstance(n, A.Choose) and _slot(self.c, n.player) != p:
                     return False
-                if isinstance(n, A.Call):
-                    target = self.c.an.calls.get(n)
-                    if isinstance(target, ValueCall):
-                        return False
-                    if isinstance(target, UserCall) and target.name in self.danger:
-                        return False
+                if self.risky_call(n) is not None:
+                    return False  # the callee makes its decisions itself
         return True
 
     def decides_first(self, s: A.Stmt, v: int) -> bool:
         """Running `s`, the first thing that can decide or say `illegal` is a decision."""
-        value: Any = None
-        if isinstance(s, (A.Assign, A.DeclStmt)):
-            value = s.value
-        elif isinstance(s, A.ExprStmt):
-            value = s.expr
+        value = _value_of(s)
         if value is None or not self.decides_only_by(s, v):
             return False
         if isinstance(s, A.Assign) and self.dangerous(s.target):
@@ -185,13 +171,19 @@ class _LoopCheck:
             if first is None or any(isinstance(n, A.Return) for t in stmts[: stmts.index(first)]
                                     for n in nodes(t)):  # fmt: skip
                 return False
-            inner = first.value if isinstance(first, (A.Assign, A.DeclStmt)) else (
-                first.expr if isinstance(first, A.ExprStmt) else None)  # fmt: skip
+            inner = _value_of(first)
             if not isinstance(inner, A.Choose):
                 return False
             if any(self.dangerous(x) for x in (inner.k, inner.prompt, inner.options) if x):
                 return False
         return True
+
+
+def _value_of(s: A.Stmt) -> Any:
+    """The expression an assignment, declaration or expression statement evaluates."""
+    if isinstance(s, (A.Assign, A.DeclStmt)):
+        return s.value
+    return s.expr if isinstance(s, A.ExprStmt) else None
 
 
 def _is_next_player_of(c: CompilerLike, s: A.Stmt, v: int) -> bool:
@@ -219,8 +211,7 @@ def loop_horizon(c: CompilerLike, loop: A.Loop) -> int | None:
         return None
     first, last = risky[0], risky[-1]
     s_first = stmts[first]
-    value = s_first.value if isinstance(s_first, (A.Assign, A.DeclStmt)) else (
-        s_first.expr if isinstance(s_first, A.ExprStmt) else None)  # fmt: skip
+    value = _value_of(s_first)
     player = value.player if isinstance(value, A.Choose) else None
     if isinstance(value, A.Call):
         slots = [_slot(c, a.value) for a in value.args]
