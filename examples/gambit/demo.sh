@@ -13,7 +13,7 @@ for game in *.gmb; do
 done
 
 echo
-echo "-- tic-tac-toe, two humans reading a script (spec §17 check 32)"
+echo "-- tic-tac-toe, two humans reading a script"
 printf '1\n4\n2\n5\n3\n' | gambit run tic-tac-toe.gmb | tail -n 12
 
 echo

@@ -1,0 +1,171 @@
+"""What users read stands on its own: no citation of documents outside the repository,
+and every relative link in README.md and docs/ leads to a file (and heading) that exists.
+
+The specifications the project is built from are not shipped, so README, the guides, the
+reference, the examples and every command's `--help` must not cite `specs/`, `../shared`
+or a `§` section number; they point into docs/reference/ instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import pytest
+
+from esochess.chespel.library import LIBRARY
+
+ROOT = Path(__file__).resolve().parent.parent
+FORBIDDEN = ("specs/", "../shared", "§")
+
+#: The click objects of the five commands; `chazz from-bf` is dispatched by hand, so it
+#: is listed on its own.
+COMMANDS = {
+    "esochess": ("esochess.fen.cli", "main"),
+    "chazz": ("esochess.chazz.cli", "main"),
+    "chazz from-bf": ("esochess.chazz.cli", "from_bf"),
+    "chespel": ("esochess.chespel.cli", "main"),
+    "gambit": ("esochess.gambit.cli", "main"),
+    "cql": ("esochess.cqlvars.cli", "main"),
+}
+
+#: Shipped example files that are text a user reads (the PGN game files are data).
+EXAMPLE_SUFFIXES = {".md", ".sh", ".chp", ".gmb", ".cql", ".fen", ".b"}
+
+
+def user_text_files() -> list[Path]:
+    """README.md, every Markdown file under docs/, and the text files under examples/."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    files += sorted(
+        path
+        for path in (ROOT / "examples").rglob("*")
+        if path.is_file() and path.suffix in EXAMPLE_SUFFIXES
+    )
+    return files
+
+
+def help_texts() -> Iterator[tuple[str, str]]:
+    """(command line, help text) for every command and subcommand of the five tools."""
+    for name, (module, attr) in COMMANDS.items():
+        command = getattr(importlib.import_module(module), attr)
+        yield from _walk(command, name)
+
+
+def _walk(command: click.Command, path: str) -> Iterator[tuple[str, str]]:
+    ctx = click.Context(command, info_name=path)
+    yield path, command.get_help(ctx)
+    if isinstance(command, click.Group):
+        for sub in command.list_commands(ctx):
+            subcommand = command.get_command(ctx, sub)
+            assert subcommand is not None
+            yield from _walk(subcommand, f"{path} {sub}")
+
+
+def citations(text: str) -> list[str]:
+    """The lines of `text` that cite a document outside the repository."""
+    return [line.strip() for line in text.splitlines() if any(f in line for f in FORBIDDEN)]
+
+
+@pytest.mark.parametrize("path", user_text_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_user_text_cites_nothing_outside_the_repository(path: Path) -> None:
+    """No README, guide, reference or example line cites specs/, ../shared or a §."""
+    assert citations(path.read_text(encoding="utf-8", errors="replace")) == []
+
+
+def test_every_help_text_cites_nothing_outside_the_repository() -> None:
+    """`--help` of every command and subcommand of the five tools is citation-free."""
+    texts = dict(help_texts())
+    assert {"esochess", "chazz", "chazz from-bf", "chespel", "gambit", "cql"} <= texts.keys()
+    assert any(name.startswith("chespel ") for name in texts)
+    assert any(name.startswith("gambit ") for name in texts)
+    bad = {name: citations(text) for name, text in texts.items() if citations(text)}
+    assert bad == {}
+
+
+# --- links -----------------------------------------------------------------------------
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
+ANCHOR = re.compile(r"""<a\s+(?:id|name)=["']([^"']+)["']""")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading: lower case, punctuation dropped, - for spaces."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    """Every anchor a Markdown file defines: heading slugs (numbered when repeated) and ids."""
+    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    found: set[str] = set(ANCHOR.findall(text))
+    seen: dict[str, int] = {}
+    for heading in HEADING.findall(text):
+        base = slug(heading)
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        found.add(base if count == 0 else f"{base}-{count}")
+    return found
+
+
+def relative_links(path: Path) -> Iterator[str]:
+    """The targets of the Markdown links of `path` that stay inside the repository."""
+    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    for target in LINK.findall(text):
+        if not re.match(r"[a-z][a-z0-9+.-]*:", target):
+            yield target
+
+
+MARKDOWN = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(path: Path) -> None:
+    """Every relative link of README and docs/ names an existing file and heading."""
+    broken = []
+    for target in relative_links(path):
+        file_part, _, fragment = target.partition("#")
+        destination = (path.parent / file_part).resolve() if file_part else path
+        if not destination.exists():
+            broken.append(target)
+        elif fragment and destination.suffix == ".md" and fragment not in anchors(destination):
+            broken.append(target)
+    assert broken == []
+
+
+def test_slug_follows_github() -> None:
+    """Headings with code, punctuation and capitals get GitHub's anchors."""
+    assert slug("`P` and `p`: add and subtract a power of two") == (
+        "p-and-p-add-and-subtract-a-power-of-two"
+    )
+    assert slug("Turns, `illegal` and `commit`") == "turns-illegal-and-commit"
+    assert slug("String forms and `++`") == "string-forms-and-"
+
+
+# --- the references cover their language -----------------------------------------------
+
+REFERENCES = ("chazz", "chespel", "gambit", "cql")
+
+
+def test_every_language_has_its_reference_linked_from_readme_and_guide() -> None:
+    """docs/reference/LANG.md exists and README and the guide docs/LANG.md link to it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for lang in REFERENCES:
+        assert (ROOT / "docs" / "reference" / f"{lang}.md").is_file()
+        assert f"docs/reference/{lang}.md" in readme
+        guide = (ROOT / "docs" / f"{lang}.md").read_text(encoding="utf-8")
+        assert f"reference/{lang}.md" in guide
+
+
+def test_chespel_reference_lists_every_built_in() -> None:
+    """Each name and alias of the Chespel library appears in the reference as code."""
+    text = (ROOT / "docs" / "reference" / "chespel.md").read_text(encoding="utf-8")
+    missing = sorted(
+        name for entry in LIBRARY for name in entry.names if not re.search(rf"`{name}\b", text)
+    )
+    assert missing == []
