@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from esochess.chespel.library import LIBRARY
 
@@ -170,3 +171,88 @@ def test_chespel_reference_lists_every_built_in() -> None:
         name for entry in LIBRARY for name in entry.names if not re.search(rf"\b{name}\b", code)
     )
     assert missing == []
+
+
+# --- the references' examples run ------------------------------------------------------
+
+REFERENCE = ROOT / "docs" / "reference"
+
+
+def test_gambit_reference_programs_run_and_print_what_the_text_says(tmp_path: Path) -> None:
+    """Every `gambit` block of the reference runs; a single `prints `X`.` line is its output."""
+    from esochess.gambit.cli import main as gambit
+
+    text = (REFERENCE / "gambit.md").read_text(encoding="utf-8")
+    blocks = list(re.finditer(r"```gambit\n(.*?)```", text, re.S))
+    assert len(blocks) >= 10
+    for index, block in enumerate(blocks):
+        path = tmp_path / f"example{index}.gmb"
+        path.write_text(block.group(1), encoding="utf-8")
+        args = ["run", str(path), "--players", "random", "--seed", "1"]
+        result = CliRunner().invoke(gambit, args)
+        assert result.exit_code == 0, (block.group(1), result.output)
+        said = re.match(r"\s*prints `([^`]*)`[.:]", text[block.end() :])
+        if said:
+            assert result.stdout.splitlines()[0] == said.group(1), block.group(1)
+
+
+CHESPEL_ROW = re.compile(
+    r"^\| `[^`]+` \| [^|]+ \| .+ \| `(?P<expr>[^`]+)` is `(?P<value>[^`]*)` \|$"
+)
+
+
+def test_chespel_reference_built_in_examples_evaluate_as_written(tmp_path: Path) -> None:
+    """Each built-in's example, evaluated on the start position, gives the value shown."""
+    from esochess.chespel.cli import main as chespel
+
+    text = (REFERENCE / "chespel.md").read_text(encoding="utf-8")
+    rows = [m.groupdict() for line in text.splitlines() if (m := CHESPEL_ROW.match(line))]
+    assert len(rows) >= len({entry.key for entry in LIBRARY}) - 5
+    program = "module evaluation\n\n" + "".join(
+        f'rule x{i}:\n\tscore 0, "" ++ ({row["expr"]});\n' for i, row in enumerate(rows)
+    )
+    path = tmp_path / "library.chp"
+    path.write_text(program, encoding="utf-8")
+    result = CliRunner().invoke(chespel, ["eval", str(path), "-v", "startpos"])
+    assert result.exit_code == 0, result.output
+    shown = dict(
+        (int(m.group(1)), m.group(2))
+        for line in result.stdout.splitlines()
+        if (m := re.fullmatch(r"x(\d+): 0 ?(.*)", line))
+    )
+    expected = {i: ("" if row["value"] == '""' else row["value"]) for i, row in enumerate(rows)}
+    assert shown == expected
+
+
+CQL_GAMES = (
+    '[Event "Fixture"]\n[White "W"]\n[Black "Carlsen, Magnus"]\n[BlackElo "2850"]\n'
+    '[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n'
+    "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O Nf6 5. d3 O-O *\n"
+)
+
+
+def test_cql_reference_queries_compile_and_errors_fail_as_documented(tmp_path: Path) -> None:
+    """Every `cql(...)` query of the reference runs (exit 0), except the documented errors."""
+    from esochess.cqlvars.cli import main as cql
+
+    text = (REFERENCE / "cql.md").read_text(encoding="utf-8")
+    errors_at = text.index("## Diagnostics")
+    games = tmp_path / "games.pgn"
+    games.write_text(CQL_GAMES, encoding="utf-8")
+    queries = [
+        (m.group(1), m.start())
+        for m in re.finditer(r"`(cql\([^`]*)`", text)
+        if "PARAMETERS" not in m.group(1)
+    ]
+    assert len(queries) >= 50
+    for index, (query, at) in enumerate(queries):
+        source = tmp_path / f"q{index}.cql"
+        source.write_text(query + "\n", encoding="utf-8")
+        args = ["-o", str(tmp_path / "out.pgn"), str(source), str(games)]
+        result = CliRunner().invoke(cql, args)
+        if at < errors_at:
+            want = 0
+        else:
+            paragraph = text[text.rindex("\n\n", 0, at) : text.index("\n\n", at)]
+            want = 1 if "runtime error" in paragraph else 2
+        assert result.exit_code == want, (query, result.output)
