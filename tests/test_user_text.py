@@ -256,3 +256,18 @@ def test_cql_reference_queries_compile_and_errors_fail_as_documented(tmp_path: P
             paragraph = text[text.rindex("\n\n", 0, at) : text.index("\n\n", at)]
             want = 1 if "runtime error" in paragraph else 2
         assert result.exit_code == want, (query, result.output)
+
+
+def test_chazz_reference_boards_print_what_the_text_says(tmp_path: Path) -> None:
+    """Each one-line board of the CHAZZ reference followed by "prints `X`" prints X."""
+    from esochess.chazz.cli import main as chazz
+
+    text = (REFERENCE / "chazz.md").read_text(encoding="utf-8")
+    cases = re.findall(r"```\n([^\n`]+)\n```\n\nprints `([^`]+)`", text)
+    assert len(cases) >= 5
+    for index, (board, said) in enumerate(cases):
+        path = tmp_path / f"board{index}.fen"
+        path.write_text(board + "\n", encoding="ascii")
+        result = CliRunner().invoke(chazz, [str(path)], input=b"")
+        assert result.exit_code == 0, (board, result.output)
+        assert result.stdout_bytes == said.encode() + b"\n", board
