@@ -1,4 +1,4 @@
-"""brainfuck → CHAZZ (spec §7, `esochess chazz from-bf`).
+"""brainfuck → CHAZZ (docs/chazz.md#engines, `esochess chazz from-bf`).
 
 Every command becomes one piece (`>` N, `<` n, `.` R, `,` r, `[` B, `]` b). A run of
 `+`/`-` (comments in between do not break it) becomes pawns on the columns of the set

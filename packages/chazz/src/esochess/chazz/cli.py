@@ -1,5 +1,5 @@
-"""The `chazz` command (spec §1) and `esochess chazz from-bf`: the only layer that
-prints or exits."""
+"""The `chazz` command (docs/reference/chazz.md#command-line) and `esochess chazz from-bf`: the only
+layer that prints or exits."""
 
 from __future__ import annotations
 
@@ -62,7 +62,8 @@ def _should_open(choice: bool | None) -> bool:
 def _open_in_browser(path: str) -> None:
     try:
         webbrowser.open(Path(path).resolve().as_uri())
-    except Exception:  # noqa: BLE001 - spec §1: failing to open a browser is silent.
+    # docs/reference/chazz.md#command-line: failing to open a browser is silent.
+    except Exception:  # noqa: BLE001
         return
 
 

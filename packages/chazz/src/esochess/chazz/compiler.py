@@ -1,4 +1,4 @@
-"""The CHAZZ compiler (spec §7): a board becomes one Python function, built once.
+"""The CHAZZ compiler (docs/chazz.md#engines): a board becomes one Python function, built once.
 
 Code shape, and why:
 - Straight-line code is evaluated at compile time as far as it can be. Pointer moves

@@ -1,4 +1,5 @@
-"""HTML export of the program board (spec §6), through the shared renderer."""
+"""HTML export of the program board (docs/reference/chazz.md#html-export), through the shared
+renderer."""
 
 from __future__ import annotations
 

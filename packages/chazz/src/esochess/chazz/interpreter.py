@@ -1,4 +1,5 @@
-"""The literal CHAZZ interpreter (spec §3–§5): square by square, as the reference runs.
+"""The literal CHAZZ interpreter (docs/reference/chazz.md#machine and
+docs/reference/chazz.md#ending-and-errors): square by square, as the reference runs.
 
 It keeps the reference's run-time loop stack and scans forward for a matching `b` at
 run time. It is the oracle the compiler is tested against, so it stays plain: no

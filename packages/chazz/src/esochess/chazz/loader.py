@@ -1,4 +1,4 @@
-"""Program loading (spec §2): the first line of a file becomes a `Grid`.
+"""Program loading (docs/reference/chazz.md#board): the first line of a file becomes a `Grid`.
 
 The grid rules themselves live in `esochess.fen.parse_grid`; this stage reads the file
 the way the reference does (bytes, first line only) and turns every failure into the
@@ -65,5 +65,5 @@ def parse_program(line: bytes, *, path: str = "<chazz>") -> Grid:
 
 
 def load_program(path: str | os.PathLike[str]) -> Grid:
-    """Read and parse a CHAZZ program file (spec §2)."""
+    """Read and parse a CHAZZ program file (docs/reference/chazz.md#board)."""
     return parse_program(read_first_line(path), path=os.fspath(path))

@@ -1,5 +1,6 @@
 """The static structure of a CHAZZ program: its instructions from the start square on,
-with every `B`/`b` matched by an ordinary bracket stack (spec §4, static equivalence).
+with every `B`/`b` matched by an ordinary bracket stack (docs/reference/chazz.md#instructions,
+static equivalence).
 
 This is the compiler's input. Nodes are frozen and keep their squares.
 """

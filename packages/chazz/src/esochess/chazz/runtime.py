@@ -73,7 +73,8 @@ def trace_line(step: int, row: int, col: int, piece: str, ptr: int, cell: int) -
 
 
 def start_index(cells: tuple[str, ...], side: str) -> int:
-    """Return the reading-order index of the first square that executes (spec §3).
+    """Return the reading-order index of the first square that executes
+    (docs/reference/chazz.md#machine).
 
     That is the first piece of the side's colour, or square 0 when the side has none.
     """

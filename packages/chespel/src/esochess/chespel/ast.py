@@ -11,12 +11,13 @@ How to read it (for the checker and the back end):
 * Calls are normalised. `x.m`, `x.m()` and `x.m(a)` are `Call(receiver=x, name="m", ...)`;
   `f(a, b)` is `Call(receiver=None, ...)`; a bare word is a `Name`. Whether a bare call is
   a true global, a global-form method call (`check(me)`) or an implicit-receiver call
-  (§6.6) is decided by the checker and recorded in `CheckResult` (see `frontend.py`), not
-  here. `in(x, L)` is `Call(name="in")`; `x in L` is `Binary(op="in")`; `abs x` and
-  `abs(x)` are both `Unary(op="abs")`.
+  (docs/reference/chespel.md#implicit-receiver) is decided by the checker and recorded in
+  `CheckResult` (see `frontend.py`), not here. `in(x, L)` is `Call(name="in")`; `x in L` is
+  `Binary(op="in")`; `abs x` and `abs(x)` are both `Unary(op="abs")`.
 * Num literals are exact: `millis` is the value in thousandths, truncated toward zero to 3
-  decimals (§1.6); `spelling` is the source text, which `++` prints when the literal is
-  directly an operand of `++` (§5.3, see `frontend.concat_spelling`).
+  decimals (docs/reference/chespel.md#literals); `spelling` is the source text, which `++` prints
+  when the literal is directly an operand of `++` (docs/reference/chespel.md#string-forms, see
+  `frontend.concat_spelling`).
 * Types and cells use python-chess numbering: `TypeLit.piece_type` is `chess.PAWN` (1) ...
   `chess.KING` (6); `CellLit.square` is `chess.A1` (0) ... `chess.H8` (63).
 """

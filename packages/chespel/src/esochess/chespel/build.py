@@ -1,4 +1,5 @@
-"""The build artefact of §12.3: one executable zip application (PEP 441) with a shebang.
+"""The build artefact of docs/reference/chespel.md#command-line: one executable zip application (PEP
+441) with a shebang.
 
 It holds `__main__.py`, the Chespel run-time package, the generated program module and a
 copy of python-chess with its licence, so that `python3 -S -E ./NAME` runs it with the

@@ -1,20 +1,23 @@
-"""Chespel checker: modules, parameters, openings, names, classes (§2-§7, §9).
+"""Chespel checker: modules, parameters, openings, names, classes (docs/reference/chespel.md#modules
+and docs/reference/chespel.md#diagnostics, docs/reference/chespel.md#opening).
 
 `check(program, path)` returns a `CheckResult`: the program, every diagnostic found
 (errors and warnings, unsorted), and the annotations the code generator needs:
 
-* `class_of(expr)`: the static class of every expression that has one (§3). An expression
-  containing an error has none (no cascades, §7.2).
+* `class_of(expr)`: the static class of every expression that has one
+  (docs/reference/chespel.md#classes). An expression containing an error has none (no cascades,
+  docs/reference/chespel.md#diagnostics).
 * `call_of(node)`: for every `ast.Name` and `ast.Call`, a `CallInfo` saying what it
   resolved to: a variable, a true global, or a library method with its receiver
   expression (explicit, the first argument of a global-form call, or the implicit loop
-  variable of §6.6), the component-accessor `path` of §3.5, and whether the call is
-  lifted over a list (§3.6).
+  variable of docs/reference/chespel.md#implicit-receiver), the component-accessor `path` of
+  docs/reference/chespel.md#aggregation, and whether the call is lifted over a list
+  (docs/reference/chespel.md#lists).
 * Variables: a `Let`'s class is `class_of(let.value)`; loop variables are Piece
   (`piece` loops) or Cell (`cell` loops).
 * `search` / `endgame`: module parameters with defaults filled in (Num parameters in
   milli-units, integers as int, flags as bool); `openings`: the opening rules with their
-  position keys (§9).
+  position keys (docs/reference/chespel.md#opening).
 
 Annotations are keyed by node identity; the result keeps the program alive.
 """
@@ -104,7 +107,8 @@ class CallInfo:
 
 @dataclass(frozen=True)
 class Opening:
-    """One opening rule with the keys (§9) of its origin and destination positions."""
+    """One opening rule with the keys (docs/reference/chespel.md#opening) of its origin and
+    destination positions."""
 
     line: int
     origin: str
@@ -186,7 +190,8 @@ class _Var:
 
 
 def const_value(expr: ast.Expr) -> int | None:
-    """The value in milli-units of a constant Num expression (§3.2), else None."""
+    """The value in milli-units of a constant Num expression (docs/reference/chespel.md#num), else
+    None."""
     if isinstance(expr, ast.NumLit):
         return expr.millis
     if isinstance(expr, (ast.RowLit, ast.ColLit)):
@@ -215,7 +220,8 @@ def const_value(expr: ast.Expr) -> int | None:
 
 
 def truncation_warning(spelling: str, millis: int) -> str:
-    """W1's text for a number literal with more than 3 decimals (§1.6)."""
+    """W1's text for a number literal with more than 3 decimals
+    (docs/reference/chespel.md#literals)."""
     return f"number {spelling} has more than 3 decimals; truncated to {format_num(millis)}"
 
 
@@ -240,7 +246,8 @@ def expression_depth(expr: ast.Expr) -> int:
 
 
 def position_key(board: chess.Board) -> str:
-    """The §9 key: placement, side, clean castling rights, en passant only if legal."""
+    """The docs/reference/chespel.md#opening key: placement, side, clean castling rights, en passant
+    only if legal."""
     return " ".join(board.fen(en_passant="legal").split()[:4])
 
 
@@ -347,7 +354,8 @@ class _Checker:
             return None
         digits = text.lstrip("-")
         decimals = digits.partition(".")[2]
-        # Literals keep at most 3 decimals (§1.6), here as everywhere else.
+        # Literals keep at most 3 decimals (docs/reference/chespel.md#literals), here as everywhere
+        # else.
         number = Fraction(text)
         if len(decimals) > 3:
             millis = int(number * 1000)  # int() truncates toward zero
@@ -570,7 +578,7 @@ class _Checker:
         return ListOf(first)
 
     def name(self, node: ast.Name) -> Class | None:
-        """Resolve a bare word (the steps of §4.2 without arguments)."""
+        """Resolve a bare word (the steps of docs/reference/chespel.md#calls without arguments)."""
         var = self.lookup(node.name)
         if var is not None:
             var.used = True
@@ -597,7 +605,8 @@ class _Checker:
         self.error(pos, with_suggestion(f"unknown name '{name}'", name, known))
 
     def call(self, node: ast.Call) -> Class | None:
-        """Resolve a call: a method on a receiver, or a bare call by the steps of §4.2."""
+        """Resolve a call: a method on a receiver, or a bare call by the steps of
+        docs/reference/chespel.md#calls."""
         if node.receiver is not None:
             receiver = self.expr(node.receiver)
             if receiver is None:
@@ -655,7 +664,8 @@ class _Checker:
         arg_exprs: tuple[ast.Expr, ...],
         args: list[Class] | None = None,
     ) -> tuple[bool, Class | None]:
-        """Try `V.name(args)` for the implicit loop variable V (§6.6): (found, class)."""
+        """Try `V.name(args)` for the implicit loop variable V
+        (docs/reference/chespel.md#implicit-receiver): (found, class)."""
         var = self.implicit
         if var is None or var.cls is None:
             return False, None
@@ -867,7 +877,8 @@ _LITERAL_CLASS: dict[type, Class] = {
 
 
 def _fits(expected: Class, actual: Class) -> bool:
-    """Argument passing: Num parameters take Num* (§3.7); list parameters take `[]`."""
+    """Argument passing: Num parameters take Num* (docs/reference/chespel.md#numeric-value); list
+    parameters take `[]`."""
     if expected == actual:
         return True
     if expected is Base.NUM and is_numeric(actual):
@@ -883,7 +894,8 @@ _RELATIVE = frozenset({"*<", "*>", "*<=", "*>="})
 
 
 def _binary_class(op: str, left: Class, right: Class) -> Class | None:
-    """The class of `left op right` (§5.2), or None when the operator does not apply."""
+    """The class of `left op right` (docs/reference/chespel.md#operators), or None when the operator
+    does not apply."""
     if op in _ARITH:
         return Base.NUM if is_numeric(left) and is_numeric(right) else None
     if op in _ORDER:
@@ -907,7 +919,7 @@ def _binary_class(op: str, left: Class, right: Class) -> Class | None:
         return None
     if op in ("and", "or"):
         return Base.BOOL if left is Base.BOOL and right is Base.BOOL else None
-    # '++' (§5.3)
+    # '++' (docs/reference/chespel.md#string-forms)
     if isinstance(left, ListOf) and isinstance(right, ListOf):
         return common_list(left, right) if lists_compatible(left, right) else None
     if isinstance(left, ListOf) or isinstance(right, ListOf):

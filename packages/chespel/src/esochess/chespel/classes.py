@@ -1,8 +1,10 @@
-"""Chespel classes (§3): the ten base classes and list classes, as static types.
+"""Chespel classes (docs/reference/chespel.md#classes): the ten base classes and list classes, as
+static types.
 
 A class is either a `Base` member (`Base.NUM`, `Base.PIECE`, ...) or a `ListOf(element)`;
-`ListOf(None)` is the class of the empty list literal, written `[]` (§3.6). `str()` of a
-class is its name as diagnostics print it (`Num`, `[Piece]`, `[]`).
+`ListOf(None)` is the class of the empty list literal, written `[]`
+(docs/reference/chespel.md#lists). `str()` of a class is its name as diagnostics print it (`Num`,
+`[Piece]`, `[]`).
 """
 
 from __future__ import annotations
@@ -43,16 +45,17 @@ Class = Base | ListOf
 
 EMPTY_LIST = ListOf(None)
 
-# Classes with an implicit numeric value (§3.7): Row number, Col number, Type value.
+# Classes with an implicit numeric value (docs/reference/chespel.md#numeric-value): Row number, Col
+# number, Type value.
 NUMERIC: frozenset[Base] = frozenset({Base.NUM, Base.ROW, Base.COL, Base.TYPE})
 
-# Classes with `<` (§3.8); list sorting additionally accepts Piece.
+# Classes with `<` (docs/reference/chespel.md#operators); list sorting additionally accepts Piece.
 ORDERABLE: frozenset[Base] = frozenset({Base.NUM, Base.ROW, Base.COL, Base.TYPE, Base.CELL})
 
-# Classes that have `==` (§3.9); lists have it too, String never.
+# Classes that have `==` (docs/reference/chespel.md#operators); lists have it too, String never.
 EQUATABLE: frozenset[Base] = frozenset(Base) - {Base.STRING}
 
-# Classes a list may hold (§3.6: not String, not List).
+# Classes a list may hold (docs/reference/chespel.md#lists: not String, not List).
 LISTABLE: frozenset[Base] = frozenset(Base) - {Base.STRING}
 
 BY_NAME: dict[str, Base] = {b.value: b for b in Base}
@@ -69,7 +72,8 @@ def parse_class(text: str) -> Class:
 
 
 def is_numeric(cls: Class) -> bool:
-    """True for Num and the classes that convert to Num (§3.7)."""
+    """True for Num and the classes that convert to Num
+    (docs/reference/chespel.md#numeric-value)."""
     return isinstance(cls, Base) and cls in NUMERIC
 
 
@@ -79,7 +83,7 @@ def is_list(cls: Class) -> bool:
 
 
 def lists_compatible(a: ListOf, b: ListOf) -> bool:
-    """`[X]` with `[X]`, or either is `[]` (§3.6)."""
+    """`[X]` with `[X]`, or either is `[]` (docs/reference/chespel.md#lists)."""
     return a.element is None or b.element is None or a.element == b.element
 
 

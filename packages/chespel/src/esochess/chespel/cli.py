@@ -1,8 +1,9 @@
 """The `chespel` command (also `esochess chespel`): thin click layer over the front end.
 
-Subcommands read a program with `load_program`, which prints the diagnostics of §7.2 on
-standard error and exits 2 when the program has errors or cannot be read (§12.1). This is
-the only module that prints or exits.
+Subcommands read a program with `load_program`, which prints the diagnostics of
+docs/reference/chespel.md#diagnostics on standard error and exits 2 when the program has errors or
+cannot be read (docs/reference/chespel.md#command-line). This is the only module that prints or
+exits.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""Code generation (§11.10): a checked program becomes the source of a Python module.
+"""Code generation (docs/reference/chespel.md#the-search): a checked program becomes the source of a
+Python module.
 
 The module defines, per rule, a fast function that returns the rule's sum for one pass
 and a verbose one that records justification items, then `score_main`/`verbose_main`
 (evaluation module) and `score_endgame`/`verbose_endgame` (endgame module) that run the
-passes of §8.3, plus the parameters and opening rules (see runtime/evaluation.py).
+passes of docs/reference/chespel.md#scoring, plus the parameters and opening rules (see
+runtime/evaluation.py).
 
 Values use the run-time representations of runtime/library.py (milli-unit ints, squares,
 piece types, colours). Loops scan bitboards narrowed by their leading conditions
@@ -70,7 +72,8 @@ class CodegenError(Exception):
 
 
 def program_name(path: str) -> str:
-    """The program's name: the source file name without `.chp` (§10.9 `id name`)."""
+    """The program's name: the source file name without `.chp` (docs/reference/chespel.md#uci `id
+    name`)."""
     name = Path(path).name
     return printable(name[:-4] if name.endswith(".chp") else name)
 
@@ -170,7 +173,8 @@ class _Generator:
         emit = self.lines.append
         emit("")
         emit(f"def score_{which}(ctx, c):")
-        # The accumulator is an exact int, clamped only by the run-time driver (§8.4).
+        # The accumulator is an exact int, clamped only by the run-time driver
+        # (docs/reference/chespel.md#scoring).
         total = "0"
         for rule, name in functions:
             total += f" + {name}(ctx, c)"
@@ -259,7 +263,8 @@ class _Generator:
         names = [v.name for v in stmt.variables]
         # Place every condition at the loop level of the last variable it uses, keeping
         # the left-to-right order wherever a condition could raise a run-time error
-        # (§5.4): conditions never move past a condition that can fail.
+        # (docs/reference/chespel.md#run-time-errors): conditions never move past a condition that
+        # can fail.
         levels: list[list[ast.Expr]] = [[] for _ in names]
         barrier = 0
         for cond in stmt.conditions:
@@ -436,7 +441,7 @@ class _Generator:
     # ------------------------------------------------------------------ expressions
 
     def num(self, expr: ast.Expr) -> str:
-        """Code for `expr` converted to a Num (§3.7)."""
+        """Code for `expr` converted to a Num (docs/reference/chespel.md#numeric-value)."""
         return self.as_num(self.expr(expr), self.cls(expr))
 
     @staticmethod
@@ -519,7 +524,7 @@ class _Generator:
         raise CodegenError(f"unknown operator {op!r}")
 
     def text(self, expr: ast.Expr) -> str:
-        """Code for the string form of `expr` (§5.3)."""
+        """Code for the string form of `expr` (docs/reference/chespel.md#string-forms)."""
         spelling = concat_spelling(expr)
         if spelling is not None:
             return repr(spelling)
@@ -584,7 +589,8 @@ class _Generator:
             return self.list_method(node, entry, receiver, info, args)
         if not info.lifted:
             return self.apply(node, entry, info.path, receiver, args)
-        # Lifting (§3.6): receiver first, then the arguments, each evaluated once.
+        # Lifting (docs/reference/chespel.md#lists): receiver first, then the arguments, each
+        # evaluated once.
         names = [self.fresh("a") for _ in args]
         item = self.fresh("x")
         inner = self.apply(node, entry, info.path, item, names)

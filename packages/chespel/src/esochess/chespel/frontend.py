@@ -1,7 +1,7 @@
 """The Chespel front end in one call: `compile_source(path, text) -> CheckResult`.
 
 This is the entry point for every command that reads a program (`check`, `build`,
-`eval`, `run`, `uci`, `match`, §7.1):
+`eval`, `run`, `uci`, `match`, docs/reference/chespel.md#diagnostics):
 
     result = compile_source("engine.chp", text)
     if not result.ok:            # errors (warnings alone do not fail)
@@ -9,10 +9,11 @@ This is the entry point for every command that reads a program (`check`, `build`
     ...                          # result.program, result.class_of(e), result.call_of(e)
 
 `CheckResult` (defined in checker.py) holds the AST, the sorted diagnostics (lexical,
-layout and syntax errors end the analysis and are the only error then, §7.2; otherwise
-up to 50 errors), the static class of every expression, the resolution of every call,
-the module parameters and the opening rules. `concat_spelling` gives the source spelling
-`++` uses for a numeric literal (§5.3).
+layout and syntax errors end the analysis and are the only error then,
+docs/reference/chespel.md#diagnostics; otherwise up to 50 errors), the static class of every
+expression, the resolution of every call, the module parameters and the opening rules.
+`concat_spelling` gives the source spelling `++` uses for a numeric literal
+(docs/reference/chespel.md#string-forms).
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ def _attach_source(result: CheckResult, source: str) -> None:
 
 
 def _early_warnings(path: str, source: str, error: SourceError) -> list[SourceError]:
-    """W1 for number literals before a fatal error (§7.2 keeps earlier warnings)."""
+    """W1 for number literals before a fatal error (docs/reference/chespel.md#diagnostics keeps
+    earlier warnings)."""
     found: list[SourceError] = []
     try:
         for tok in raw_tokens(source):
@@ -116,7 +118,8 @@ def _early_warnings(path: str, source: str, error: SourceError) -> list[SourceEr
 
 
 def format_report(result: CheckResult) -> str:
-    """All diagnostics (source and caret lines included) plus the §7.2 summary line.
+    """All diagnostics (source and caret lines included) plus the
+    docs/reference/chespel.md#diagnostics summary line.
 
     The summary `compilation failed: N error(s), M warning(s)` is added only when there is
     an error. The text has no trailing newline; it is empty for a clean program.
@@ -129,7 +132,8 @@ def format_report(result: CheckResult) -> str:
 
 
 def concat_spelling(expr: ast.Expr) -> str | None:
-    """The source spelling `++` prints for a numeric literal operand (§5.3), else None.
+    """The source spelling `++` prints for a numeric literal operand
+    (docs/reference/chespel.md#string-forms), else None.
 
     Applies to a number literal with at most 3 decimals, optionally preceded by unary `-`.
     """

@@ -1,13 +1,14 @@
-"""The layout post-lexer: statement starts, tab indentation, word classification (§1).
+"""The layout post-lexer: statement starts, tab indentation, word classification
+(docs/reference/chespel.md#source-text).
 
 lark's basic lexer produces raw tokens, whitespace and comments included; `Layout.process`
 turns them into the token stream the LALR grammar expects:
 
 * drops whitespace, newlines and comments, remembering for each token whether it is the
   first on its physical line and what the line's indentation is;
-* at every construct start (§1.3: after a module name, a parameter value, a `;` or a `:`)
-  checks that the token starts its line (E04), that the indentation is tabs only (E01)
-  and at the right level (E02, E03), and emits `_INDENT` / `_DEDENT`;
+* at every construct start (docs/reference/chespel.md#layout: after a module name, a parameter
+  value, a `;` or a `:`) checks that the token starts its line (E04), that the indentation is tabs
+  only (E01) and at the right level (E02, E03), and emits `_INDENT` / `_DEDENT`;
 * re-types each WORD: the word after `module` becomes a module-name token (or E14), the
   word after `.` a method name (IDENT), reserved words their keyword token, `a1`..`h8`
   CELL, anything else IDENT;
@@ -143,7 +144,7 @@ def _placed(stream: Iterator[Token]) -> Iterator[_Placed]:
                 at_start = False
             elif kind == "BLOCK_COMMENT" and "\n" in tok:
                 # The next line starts inside this comment: it has no indentation and
-                # no construct may start on it (§1.4).
+                # no construct may start on it (docs/reference/chespel.md#layout).
                 clean, at_start, indent = False, False, ""
             else:
                 at_start = False
@@ -153,7 +154,8 @@ def _placed(stream: Iterator[Token]) -> Iterator[_Placed]:
 
 
 class Layout:
-    """lark post-lexer implementing §1.3-§1.5 (see the module docstring)."""
+    """lark post-lexer implementing docs/reference/chespel.md#layout and
+    docs/reference/chespel.md#literals (see the module docstring)."""
 
     always_accept = ("WORD", "WS", "NEWLINE", "LINE_COMMENT", "BLOCK_COMMENT", *sorted(_BAD))
 

@@ -1,4 +1,5 @@
-"""The Chespel built-in library (§4) as ONE table of data, and method resolution (§3.5).
+"""The Chespel built-in library (docs/reference/chespel.md#built-in-functions) as ONE table of data,
+and method resolution (docs/reference/chespel.md#aggregation).
 
 Both the checker and the code generator read this module; nothing else lists built-ins.
 
@@ -7,9 +8,11 @@ The table
 `LIBRARY` is a tuple of `Entry`. One entry is one signature of one function:
 
 * `receiver`: the class name that owns the method (`"Piece"`, `"Row"`, ...), `"List"` for
-  the list methods of §4.11, or None for the true global functions of §4.3.
-* `name`, `aliases`: the name and its aliases (§4.12). An alias is the same entry: it
-  resolves to the same `Entry` object, so the back end implements each entry once.
+  the list methods of docs/reference/chespel.md#lib-lists, or None for the true global functions of
+  docs/reference/chespel.md#lib-global.
+* `name`, `aliases`: the name and its aliases (docs/reference/chespel.md#built-in-functions). An
+  alias is the same entry: it resolves to the same `Entry` object, so the back end implements each
+  entry once.
 * `params`, `returns`: class names as written in the spec (`"Num"`, `"[Cell]"`). In list
   methods and in the global `in`, `"X"` is the element class and `"[X]"` a list of it.
 * `key`: a unique, stable identifier such as `"Piece.coveredBy"`, `"Type.pieces/1"`,
@@ -18,18 +21,20 @@ The table
 * `element`: for list methods, what the element class must be (`"orderable"`: Num, Row,
   Col, Type, Cell or Piece; `"numeric"`: Num, Row, Col, Type; `"bool"`: Bool), else None.
 * `on_empty`: for list methods, whether the method may be called on the empty-list class
-  `[]` (§3.6: length, empty, tail, nub, sort, reverseSort).
+  `[]` (docs/reference/chespel.md#lists: length, empty, tail, nub, sort, reverseSort).
 * `ranges`: for E41, per parameter index, the accepted constant values in milli-units
   (`ArgRange`); checked only when the argument is a constant expression.
-* `core`: the ★ core set of §4.13; `cost`: `c`, `a` or `m` (§4.1).
+* `core`: the ★ core set of docs/reference/chespel.md#built-in-functions; `cost`: `c`, `a` or `m`
+  (docs/reference/chespel.md#built-in-functions).
 
 Method resolution
 -----------------
-`resolve_method(cls, name)` applies §3.5 (own method, component accessor chain, ambiguity)
-to a non-list class and returns a `Resolved` (entries reachable through `path`, a tuple of
-component-accessor entries to apply to the receiver first: `p.value` resolves to
+`resolve_method(cls, name)` applies docs/reference/chespel.md#aggregation (own method, component
+accessor chain, ambiguity) to a non-list class and returns a `Resolved` (entries reachable through
+`path`, a tuple of component-accessor entries to apply to the receiver first: `p.value` resolves to
 path `(Piece.type,)` and entry `Type.value`), an `Ambiguous` (for E26) or None (E25).
-List classes are handled by the checker (own List methods first, then lifting, §3.6).
+List classes are handled by the checker (own List methods first, then lifting,
+docs/reference/chespel.md#lists).
 """
 
 from __future__ import annotations
@@ -128,9 +133,10 @@ def _e(
     return Entry(receiver, name, plist, returns, cost, core, aliases, element, on_empty, ranges)
 
 
-# The whole library of §4, in the order of the spec's tables.
+# The whole library of docs/reference/chespel.md#built-in-functions, in the order of the spec's
+# tables.
 _TABLE: tuple[Entry, ...] = (
-    # §4.3 true global functions
+    # docs/reference/chespel.md#lib-global true global functions
     _e(None, "abs", "Num", "Num", core=True),
     _e(None, "in", "X, [X]", "Bool", core=True),
     _e(None, "min", "Num, Num", "Num"),
@@ -143,13 +149,13 @@ _TABLE: tuple[Entry, ...] = (
     _e(None, "phaseMaterial", "", "Num"),
     _e(None, "inEndgame", "", "Bool"),
     _e(None, "turn", "", "Color"),
-    # §4.4 Row
+    # docs/reference/chespel.md#lib-row Row
     _e("Row", "cells", "", "[Cell]"),
     _e("Row", "pieces", "", "[Piece]"),
     _e("Row", "rank", "", "Num", core=True),
     _e("Row", "rank", "Player", "Num"),
     _e("Row", "number", "", "Num"),
-    # §4.5 Col
+    # docs/reference/chespel.md#lib-col Col
     _e("Col", "cells", "", "[Cell]"),
     _e("Col", "pieces", "", "[Piece]"),
     _e("Col", "number", "", "Num"),
@@ -162,7 +168,7 @@ _TABLE: tuple[Entry, ...] = (
     _e("Col", "isKingSide", "", "Bool"),
     _e("Col", "isCenter", "", "Bool"),
     _e("Col", "startingType", "", "Type"),
-    # §4.6 Cell
+    # docs/reference/chespel.md#lib-cell Cell
     _e("Cell", "row", "", "Row", core=True),
     _e("Cell", "col", "", "Col", core=True),
     _e("Cell", "pos", "", "Cell", core=True),
@@ -180,7 +186,7 @@ _TABLE: tuple[Entry, ...] = (
     _e("Cell", "threatened", "", "Bool", "a"),
     _e("Cell", "attackedBy", "Player", "[Piece]", "a"),
     _e("Cell", "enPassant", "", "Bool"),
-    # §4.7 Type
+    # docs/reference/chespel.md#lib-type Type
     _e("Type", "value", "", "Num", core=True),
     _e("Type", "pieces", "", "[Piece]", core=True),
     _e("Type", "pieces", "Player", "[Piece]"),
@@ -190,13 +196,13 @@ _TABLE: tuple[Entry, ...] = (
     _e("Type", "movesDiagonal", "", "Bool"),
     _e("Type", "major", "", "Bool"),
     _e("Type", "minor", "", "Bool"),
-    # §4.8 Color
+    # docs/reference/chespel.md#lib-color Color
     _e("Color", "player", "", "Player"),
     _e("Color", "other", "", "Color"),
     _e("Color", "hasTurn", "", "Bool"),
     _e("Color", "cells", "", "[Cell]"),
     _e("Color", "pieces", "", "[Piece]"),
-    # §4.9 Player
+    # docs/reference/chespel.md#lib-player Player
     _e("Player", "pieces", "", "[Piece]", core=True),
     _e("Player", "color", "", "Color"),
     _e("Player", "other", "", "Player"),
@@ -227,7 +233,7 @@ _TABLE: tuple[Entry, ...] = (
     _e("Player", "bishopPair", "", "Bool"),
     _e("Player", "connectedRocks", "", "Bool", aliases=("connectedRooks",)),
     _e("Player", "battery", "", "Bool", "a"),
-    # §4.10 Piece
+    # docs/reference/chespel.md#lib-piece Piece
     _e("Piece", "player", "", "Player", core=True),
     _e("Piece", "type", "", "Type", core=True),
     _e("Piece", "cell", "", "Cell", core=True),
@@ -263,7 +269,7 @@ _TABLE: tuple[Entry, ...] = (
     _e("Piece", "badBishop", "", "Bool"),
     _e("Piece", "blackCellBishop", "", "Bool"),
     _e("Piece", "whiteCellBishop", "", "Bool"),
-    # §4.11 List [X]
+    # docs/reference/chespel.md#lib-lists List [X]
     _e("List", "length", "", "Num", core=True, on_empty=True),
     _e("List", "empty", "", "Bool", core=True, on_empty=True),
     _e("List", "head", "", "X"),
@@ -298,8 +304,9 @@ LIBRARY: tuple[Entry, ...] = _with_keys(_TABLE)
 
 BY_KEY: dict[str, Entry] = {e.key: e for e in LIBRARY}
 
-# Aggregation (§3.5): the components of each aggregate, in the order the spec lists them.
-# Each component is reached through the aggregate's accessor entry of the same name.
+# Aggregation (docs/reference/chespel.md#aggregation): the components of each aggregate, in the
+# order the spec lists them. Each component is reached through the aggregate's accessor entry of the
+# same name.
 COMPONENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "Cell": (("row", "Row"), ("col", "Col")),
     "Piece": (("player", "Player"), ("type", "Type"), ("cell", "Cell")),
@@ -326,7 +333,7 @@ def own(receiver: str | None, name: str) -> tuple[Entry, ...]:
 
 
 def globals_named(name: str) -> tuple[Entry, ...]:
-    """The true global functions (§4.3) called `name`."""
+    """The true global functions (docs/reference/chespel.md#lib-global) called `name`."""
     return own(None, name)
 
 
@@ -350,13 +357,15 @@ class Resolved:
 
 @dataclass(frozen=True)
 class Ambiguous:
-    """`name` is ambiguous on the class (§3.5 rule 4): `providers` for the E26 message."""
+    """`name` is ambiguous on the class (docs/reference/chespel.md#aggregation rule 4): `providers`
+    for the E26 message."""
 
     providers: tuple[str, ...]
 
 
 def resolve_method(cls: Base, name: str) -> Resolved | Ambiguous | None:
-    """Resolve `name` on a non-list class by §3.5 (own method, inheritance, ambiguity)."""
+    """Resolve `name` on a non-list class by docs/reference/chespel.md#aggregation (own method,
+    inheritance, ambiguity)."""
     return _resolve(cls.value, name)
 
 

@@ -1,4 +1,5 @@
-"""`chespel match` (§12.4): two UCI engines play a series of games from opening lines.
+"""`chespel match` (docs/reference/chespel.md#match): two UCI engines play a series of games from
+opening lines.
 
 Engines are driven with python-chess's `chess.engine`; a `.chp` program runs as its own
 process (`python -m esochess.chespel uci FILE`), exactly as a built engine would.
@@ -29,7 +30,8 @@ DEFAULT_OPENINGS = (
     "Nf3 d5", "e4 e5 Nf3 Nc6 Bb5", "e4 c5 Nf3 d6", "d4 d5 c4 c6",
 )
 GRACE = 1.0
-"""Seconds an engine may exceed its move time before it forfeits (§12.4)."""
+"""Seconds an engine may exceed its move time before it forfeits
+(docs/reference/chespel.md#match)."""
 STARTUP = 30.0
 """Seconds an engine has to answer `uciok` (a .chp program is compiled first)."""
 
@@ -70,7 +72,7 @@ class EngineSpec:
 
 @dataclass(frozen=True)
 class Settings:
-    """Match options (§12.4 defaults)."""
+    """Match options (docs/reference/chespel.md#match defaults)."""
 
     games: int = 10
     movetime: float = 1.0

@@ -1,8 +1,9 @@
 """Chespel parser: source text -> `ast.Program` (lark LALR + the layout post-lexer).
 
 `parse(path, text)` returns the program or raises `SourceError` for the first lexical,
-layout or syntax error (E01-E12, E14, E39, E40 end the analysis, §7.2). `prepare_source`
-applies §1.1 (BOM, CRLF) and is what diagnostics should quote from.
+layout or syntax error (E01-E12, E14, E39, E40 end the analysis,
+docs/reference/chespel.md#diagnostics). `prepare_source` applies
+docs/reference/chespel.md#source-text (BOM, CRLF) and is what diagnostics should quote from.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def lark_parser() -> lark.Lark:
 
 
 def prepare_source(text: str) -> str:
-    """Drop a UTF-8 BOM and the CR of every CRLF (§1.1)."""
+    """Drop a UTF-8 BOM and the CR of every CRLF (docs/reference/chespel.md#source-text)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n")

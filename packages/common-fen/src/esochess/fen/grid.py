@@ -1,4 +1,4 @@
-"""The permissive board of CHAZZ: any number of ranks and files (specs/chazz.md §2).
+"""The permissive board of CHAZZ: any number of ranks and files (docs/reference/chazz.md#board).
 
 A grid is written like a FEN placement — ranks separated by `/`, pieces as letters,
 empty squares as decimal counts — but ranks may have any width (short ones are padded

@@ -3,7 +3,7 @@
 `render_svg` and `render_page` (module `svgboard`) draw the picture; every renderer takes
 either a `chess.Board` (drawn from White's side, rank 8 on top) or
 a `Grid` (drawn in reading order). The HTML page with default arguments is byte-exact
-the export of the CHAZZ reference interpreter (specs/chazz.md §6).
+the export of the CHAZZ reference interpreter (docs/reference/chazz.md#html-export).
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ def _text(drawable: Drawable, empty: str, glyphs: dict[str, str] | None) -> str:
 def render_ascii(drawable: Drawable) -> str:
     """Return the board as text with no trailing newline.
 
-    A chess board is exactly the 9-line layout of specs/chespel.md §10.4 (rank digits on
-    the left, `  a b c d e f g h` below, `.` for an empty square); a grid is one line per
+    A chess board is exactly the 9-line layout of docs/reference/chespel.md#repl-commands (rank
+    digits on the left, `  a b c d e f g h` below, `.` for an empty square); a grid is one line per
     row of space-separated cells.
     """
     return _text(drawable, ".", None)

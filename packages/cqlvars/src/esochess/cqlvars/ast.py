@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-#: The eight ray directions as (file step, rank step), as seen by White (§4.4.9).
+#: The eight ray directions as (file step, rank step), as seen by White (docs/reference/cql.md#ray).
 DIRECTION_STEPS = {
     "up": (0, 1),
     "down": (0, -1),
@@ -38,8 +38,9 @@ class Node:
 class Designator(Node):
     """A piece designator: piece letters (None = any content) intersected with squares.
 
-    `pieces` holds the piece characters of §2.1 (`KQRBNPkqrbnpAa_`), `squares` a 64-bit
-    mask (None when the designator has no square part). `text` is the source spelling.
+    `pieces` holds the piece characters of docs/reference/cql.md#query-structure
+    (`KQRBNPkqrbnpAa_`), `squares` a 64-bit mask (None when the designator has no square part).
+    `text` is the source spelling.
     """
 
     pieces: str | None
@@ -100,7 +101,7 @@ class Move(Node):
 
 @dataclass(frozen=True)
 class Pin(Node):
-    """`pin [from S] [through T] [to U]`; `first` selects the value (§4.4.11)."""
+    """`pin [from S] [through T] [to U]`; `first` selects the value (docs/reference/cql.md#pin)."""
 
     from_: Node | None = None
     through: Node | None = None
@@ -325,7 +326,7 @@ class Call(Node):
 
 @dataclass(frozen=True)
 class Header:
-    """The `cql(...)` parameters (§2.2)."""
+    """The `cql(...)` parameters (docs/reference/cql.md#header)."""
 
     inputs: tuple[str, ...] = ()
     output: str | None = None

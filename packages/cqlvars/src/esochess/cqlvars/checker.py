@@ -1,4 +1,5 @@
-"""Static checking (spec §3, §4, §5): function expansion, variable kinds and scopes, types.
+"""Static checking (docs/reference/cql.md#types and docs/reference/cql.md#filters,
+docs/reference/cql.md#variables): function expansion, variable kinds and scopes, types.
 
 The checker rebuilds the body with every function call expanded in place and returns the
 static type of every node (keyed by node identity), the variable kinds, and the persistent
@@ -73,7 +74,8 @@ class CheckedQuery:
 
 
 def convert_assignment(value: str) -> int | str:
-    """`-a NAME=VALUE`: numeric when VALUE looks like an integer, else a string (§1.2)."""
+    """`-a NAME=VALUE`: numeric when VALUE looks like an integer, else a string
+    (docs/reference/cql.md#command-line)."""
     if ASSIGNMENT_VALUE.fullmatch(value):
         return int(value)
     if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
@@ -82,7 +84,8 @@ def convert_assignment(value: str) -> int | str:
 
 
 def name_problem(name: str) -> str | None:
-    """Why `name` cannot be a variable name (§5.9), or None when it is legal."""
+    """Why `name` cannot be a variable name (docs/reference/cql.md#names), or None when it is
+    legal."""
     if name in KEYWORDS:
         return f"'{name}' is a keyword and cannot be a variable name"
     if len(name) == 1 and name in "abcdefgh":
@@ -117,7 +120,7 @@ class _Checker:
         self.assigned = {name: convert_assignment(v) for name, v in assigned.items()}
         self.assign_kinds: dict[str, str] = {}
         self.ever_assigned = self._assigned_names(query.body)
-        # Persistent usage facts for the reducible-sum rule (§1.5).
+        # Persistent usage facts for the reducible-sum rule (docs/cql.md#running-on-a-dask-cluster).
         self.persistent_reads: set[str] = set()
         self.persistent_bad_ops: dict[str, str] = {}
         for name, value in self.assigned.items():
@@ -166,7 +169,7 @@ class _Checker:
             raise self.error(node.span, f"{what} requires {names}, not {TYPE_NOUN[type_]}")
 
     def test(self, node: ast.Node) -> ast.Node:
-        """Check a node in a test context (§3.2)."""
+        """Check a node in a test context (docs/reference/cql.md#types)."""
         if isinstance(node, ast.IntLit):
             raise self.error(
                 node.span, f"numeric literal '{node.value}' is only tested for whether it matches"
@@ -574,7 +577,8 @@ class _Checker:
         if op in ("+=", "-=", "*=", "/=", "%="):
             value, vt = self.visit(node.value)
             if known is None and node.persistent:
-                # Persistent variables start at 0 or "" (§5.5): the declaration may update.
+                # Persistent variables start at 0 or "" (docs/reference/cql.md#persistent): the
+                # declaration may update.
                 known = STRING if vt == STRING and op == "+=" else NUMERIC
                 self.kinds[name] = known
             if known is None:

@@ -1,4 +1,4 @@
-"""The `cql` command (spec §1): thin click wrapper around engine.py.
+"""The `cql` command (docs/reference/cql.md#command-line): thin click wrapper around engine.py.
 
 This is the only module that prints or exits.
 """
@@ -33,13 +33,14 @@ RANGE_RE = re.compile(r"([0-9]+)(?:-([0-9]*))?")
 
 
 def usage_error(message: str) -> NoReturn:
-    """Print `cql: error: MESSAGE` plus the usage line and exit 2 (§1.7.4)."""
+    """Print `cql: error: MESSAGE` plus the usage line and exit 2
+    (docs/reference/cql.md#diagnostics)."""
     click.echo(f"cql: error: {message}\n{USAGE}", err=True)
     sys.exit(2)
 
 
 def parse_range(text: str, option: str, minimum: int = 1) -> tuple[int, int | None]:
-    """`N`, `LO-HI` or `LO-` (§1.2); a bad range is a usage error."""
+    """`N`, `LO-HI` or `LO-` (docs/reference/cql.md#command-line); a bad range is a usage error."""
     m = RANGE_RE.fullmatch(text.strip())
     if not m:
         usage_error(f"invalid {option} range {text!r}")
@@ -56,7 +57,8 @@ def parse_range(text: str, option: str, minimum: int = 1) -> tuple[int, int | No
 
 
 def _check_inputs(paths: list[str]) -> None:
-    """A missing or unreadable input is a usage error, before any work (§1.3)."""
+    """A missing or unreadable input is a usage error, before any work
+    (docs/reference/cql.md#exit-statuses)."""
     for path in paths:
         try:
             pgnio.check_readable(path)
@@ -113,7 +115,8 @@ def main(
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:  # noqa: BLE001 - the last line of defence (§1.7.2)
+    # the last line of defence (docs/reference/cql.md#run-time-errors)
+    except Exception as exc:  # noqa: BLE001
         if os.environ.get("CQL_DEBUG") == "1":
             traceback.print_exc()
         click.echo(f"cql: internal error: {exc} (set CQL_DEBUG=1 for a traceback)", err=True)

@@ -1,4 +1,5 @@
-"""`--scheduler ADDRESS`: run the partitions on a `dask.distributed` cluster (spec §1.5).
+"""`--scheduler ADDRESS`: run the partitions on a `dask.distributed` cluster
+(docs/cql.md#running-on-a-dask-cluster).
 
 The client (the `cql` process) has already compiled the query. Here it connects, checks
 that every worker runs the same `cql` and python-chess versions, and submits one task per
@@ -33,7 +34,7 @@ from esochess.cqlvars.pgnio import Partition
 # from a default type check): it is imported at run time only, and its Client is `Any`.
 Client = Any
 
-#: Exit codes of spec §1.3.
+#: Exit codes of docs/reference/cql.md#exit-statuses.
 USAGE = 2
 CLUSTER_FAILURE = 3
 

@@ -1,4 +1,5 @@
-"""The engine API: compile a query once, then run it over games (spec §2.5, §1.4).
+"""The engine API: compile a query once, then run it over games
+(docs/reference/cql.md#evaluation-model and docs/cql.md#parallel-and-compressed-input).
 
 This is the seam between the language and the drivers (the CLI here, the process pool
 and Dask drivers of the scale work)::
@@ -37,7 +38,8 @@ from esochess.cqlvars.transforms import expand_body
 from esochess.cqlvars.variables import CqlRuntimeError, PersistentStore
 from esochess.fen import SourceError
 
-# python-chess logs every PGN error it meets; cql reports them itself (§1.7.3).
+# python-chess logs every PGN error it meets; cql reports them itself
+# (docs/reference/cql.md#pgn-errors).
 logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
 
 STANDARD_VARIANTS = {"", "standard", "chess", "from position"}
@@ -46,7 +48,8 @@ TAG_ONLY = (ast.GameInfo,)
 
 @dataclass(frozen=True)
 class RunOptions:
-    """Command-line settings that change evaluation; OR-ed/overriding the header (§1.2)."""
+    """Command-line settings that change evaluation; OR-ed/overriding the header
+    (docs/reference/cql.md#command-line)."""
 
     quiet: bool = False
     silent: bool = False
@@ -70,7 +73,8 @@ class GameOutcome:
 
 @dataclass
 class RunState:
-    """State that outlives a game: the persistent variables of one run (§5.5)."""
+    """State that outlives a game: the persistent variables of one run
+    (docs/reference/cql.md#persistent)."""
 
     persistent: PersistentStore
 
@@ -79,7 +83,8 @@ class RunState:
         return self.persistent.lines()
 
     def take_sums(self) -> dict[str, int]:
-        """Return every (reducible, numeric) persistent value and reset it to 0 (§1.5)."""
+        """Return every (reducible, numeric) persistent value and reset it to 0
+        (docs/cql.md#running-on-a-dask-cluster)."""
         values = self.persistent.values
         taken = {name: int(value) for name, value in values.items()}  # type: ignore[call-overload]
         for name in values:
@@ -87,7 +92,8 @@ class RunState:
         return taken
 
     def add_sums(self, totals: Mapping[str, int]) -> None:
-        """Add partial sums from other partitions into this state (§1.5)."""
+        """Add partial sums from other partitions into this state
+        (docs/cql.md#running-on-a-dask-cluster)."""
         values = self.persistent.values
         for name, value in totals.items():
             values[name] = int(values.get(name, 0)) + value  # type: ignore[call-overload]
@@ -118,7 +124,8 @@ class CompiledQuery:
 
     @property
     def reducible_error(self) -> str | None:
-        """None when every persistent variable is a reducible sum (§1.5), else the message."""
+        """None when every persistent variable is a reducible sum
+        (docs/cql.md#running-on-a-dask-cluster), else the message."""
         return self.checked.reducible_error
 
     @property
@@ -148,7 +155,8 @@ class CompiledQuery:
         )
 
     def prefilter(self, headers: Mapping[str, str], number: int) -> bool:
-        """False when the game cannot match judging by its tags alone (§7.3 lever 1)."""
+        """False when the game cannot match judging by its tags alone (docs/performance.md#cql lever
+        1)."""
         if self.header.result is not None and headers.get("Result") != self.header.result:
             return False
         if not self.prefilters:
@@ -347,7 +355,8 @@ def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOu
             silent=compiled.silent,
         )
     else:
-        # Variations out of scope were skipped, but the output keeps them (§6.1).
+        # Variations out of scope were skipped, but the output keeps them
+        # (docs/reference/cql.md#output).
         reread = chess.pgn.read_game(io.StringIO(item.text))
         assert reread is not None  # the light reader found this very game
         pgn = render_game(

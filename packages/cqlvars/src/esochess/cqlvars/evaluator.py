@@ -226,7 +226,8 @@ class Compiler:
 
     # entry points ------------------------------------------------------------------
     def body(self, elements: tuple[ast.Node, ...]) -> Test:
-        """The query body: every element must match, left to right (§2.3)."""
+        """The query body: every element must match, left to right
+        (docs/reference/cql.md#query-structure)."""
         tests = [self.test(e) for e in elements]
         if not tests:
             return lambda ctx: True
@@ -255,7 +256,8 @@ class Compiler:
         """Compile a node into a value closure (None = no match)."""
         f: Fn = getattr(self, "c_" + type(node).__name__)(node)
         if _has_effects(node):
-            # Smart comments (§2.7): a failing filter drops what it generated.
+            # Smart comments (docs/reference/cql.md#output): a failing filter drops what it
+            # generated.
             is_set = self.type_of(node) in (SET, PIECE)
             inner = f
 
@@ -562,7 +564,8 @@ class Compiler:
     def comparison(
         self, op: str, left: Fn, right: Fn, lset: bool, rset: bool, ltype: str, rtype: str
     ) -> Fn:
-        """A comparison (§3.3): numeric ones yield the left operand's value."""
+        """A comparison (docs/reference/cql.md#comparisons): numeric ones yield the left operand's
+        value."""
         rel: Callable[[Any, Any], bool] = {
             "<": lambda a, b: a < b,
             "<=": lambda a, b: a <= b,
@@ -572,7 +575,8 @@ class Compiler:
             "!=": lambda a, b: a != b,
         }[op]
         if lset and rset:
-            # Both operands must match (§3.3), and an empty set does not match.
+            # Both operands must match (docs/reference/cql.md#comparisons), and an empty set does
+            # not match.
             return _both(left, right, lambda a, b: True if a and b and rel(a, b) else None)
         if ltype in (STRING, POSITION):
             return _both(left, right, lambda a, b: True if rel(a, b) else None)
@@ -803,7 +807,8 @@ class Compiler:
         return move
 
     def c_Pin(self, node: ast.Pin) -> Fn:
-        """`pin`: slider, pinned non-king piece and target on one line (§4.4.11)."""
+        """`pin`: slider, pinned non-king piece and target on one line
+        (docs/reference/cql.md#pin)."""
         default_from = lambda ctx: ctx.board().occupied  # noqa: E731
         from_ = self.value(node.from_) if node.from_ is not None else default_from
         through = self.value(node.through) if node.through is not None else default_from
@@ -1036,7 +1041,8 @@ class Compiler:
 
         Every match then consumes exactly len(tests) positions, and in a tree each
         (constituent, position) pair lies on one path only, so a depth-first walk (children
-        in PGN order, as §4.4.23 explores) evaluates each at most once with no memo.
+        in PGN order, as docs/reference/cql.md#line explores) evaluates each at most once with no
+        memo.
         """
         last = len(tests) - 1
 
@@ -1116,7 +1122,7 @@ class Compiler:
         return sort
 
     def c_Emit(self, node: ast.Emit) -> Fn:
-        """`comment`, `message` and `str` (formatting per §4.4.28)."""
+        """`comment`, `message` and `str` (formatting per docs/reference/cql.md#comment)."""
         parts = [self._formatter(a) for a in node.args]
         kind = node.kind
 
@@ -1198,7 +1204,7 @@ class Compiler:
 
     # assignments -------------------------------------------------------------------
     def c_Assign(self, node: ast.Assign) -> Fn:
-        """Every assignment form of §5.3."""
+        """Every assignment form of docs/reference/cql.md#variables."""
         target = node.target
         if isinstance(target, ast.Subscript):
             return self._assign_subscript(node, target)

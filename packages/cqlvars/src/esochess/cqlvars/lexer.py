@@ -1,4 +1,4 @@
-"""The CQL tokenizer (spec §2.1), plugged into lark as a custom lexer.
+"""The CQL tokenizer (docs/reference/cql.md#query-structure), plugged into lark as a custom lexer.
 
 A regular-expression lexer cannot express CQL's rules: piece designators are tried before
 words with a longest match that must not run into a word character, `[` is a designator
@@ -44,8 +44,8 @@ primary secondary hhdb""".split()
 
 KEYWORDS = TIER1_KEYWORDS | TIER2_KEYWORDS
 
-# Header parameter words are recognised contextually (spec §2.2), so inside `cql(...)`
-# every bare run is an HWORD and parser.py interprets it.
+# Header parameter words are recognised contextually (docs/reference/cql.md#header), so inside
+# `cql(...)` every bare run is an HWORD and parser.py interprets it.
 OPERATORS = (
     ("-->", "RARROW"),
     ("<--", "LARROW"),
@@ -177,7 +177,8 @@ def _square_set(text: str, i: int) -> tuple[int, int] | None:
 
 
 def match_designator(text: str, i: int) -> tuple[DesignatorValue, int] | None:
-    """Match the longest piece designator at i (§2.1 item 5), or None.
+    """Match the longest piece designator at i (docs/reference/cql.md#query-structure item 5), or
+    None.
 
     The match is rejected when the next character is a word character. A descending
     range raises ValueError.

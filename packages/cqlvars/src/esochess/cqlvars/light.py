@@ -1,11 +1,12 @@
-"""The light game model of spec §7.3: a python-chess visitor that builds no `GameNode` tree.
+"""The light game model of docs/performance.md#cql: a python-chess visitor that builds no `GameNode`
+tree.
 
 `LightVisitor` keeps, per in-scope position, the move that led to it and a compact board
 snapshot (a tuple of bitboards and state); `chess.Board` objects are built only when asked
 for, and cached. Variations are skipped unless in scope, comments are kept only when asked
 for, and a header prefilter can reject a game before any move is parsed.
 
-Streaming evaluation (spec §7.3 lever 3: evaluate each position on the reader's live
+Streaming evaluation (docs/performance.md#cql lever 3: evaluate each position on the reader's live
 board, store nothing) was built and measured, and is not used: see docs/performance.md.
 """
 
@@ -101,7 +102,8 @@ class LightGame:
         return line
 
     def preorder(self) -> list[int]:
-        """Node indices in position-id order: pre-order, children in PGN order (§2.4)."""
+        """Node indices in position-id order: pre-order, children in PGN order
+        (docs/reference/cql.md#evaluation-model)."""
         order: list[int] = []
         stack = [0] if self.nodes else []
         while stack:
@@ -243,9 +245,9 @@ def read_light(
 class LightModel(GameModel):
     """The evaluator's `GameModel` over a `LightGame`: boards come from the snapshots.
 
-    Positions are in position-id order (§2.4). A board is built from its snapshot on first
-    use, instead of being replayed from the parent's board, so a position nobody looks at
-    costs nothing and one that is looked at costs no move generation.
+    Positions are in position-id order (docs/reference/cql.md#evaluation-model). A board is built
+    from its snapshot on first use, instead of being replayed from the parent's board, so a position
+    nobody looks at costs nothing and one that is looked at costs no move generation.
     """
 
     def __init__(self, game: LightGame) -> None:

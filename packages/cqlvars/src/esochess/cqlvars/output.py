@@ -17,7 +17,8 @@ from esochess.cqlvars.light import LightGame
 
 
 def merge_comment(original: str, header: Sequence[str], match: str, users: Sequence[str]) -> str:
-    """Join the comment parts of one node with single spaces, skipping empty parts (§2.7)."""
+    """Join the comment parts of one node with single spaces, skipping empty parts
+    (docs/reference/cql.md#output)."""
     parts = [original, *header, match]
     seen: set[str] = set()
     for text in users:
@@ -188,7 +189,7 @@ def render_light(
 
 
 def statistics_line(read: int, matched: int, errors: int, seconds: float) -> str:
-    """`cql: R games read, M matched, E with errors, T.TT s` (§6.4)."""
+    """`cql: R games read, M matched, E with errors, T.TT s` (docs/reference/cql.md#output)."""
     return f"cql: {read} games read, {matched} matched, {errors} with errors, {seconds:.2f} s"
 
 

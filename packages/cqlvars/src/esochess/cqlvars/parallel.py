@@ -1,9 +1,9 @@
 """`--jobs N`: evaluate partitions of consecutive games in a process pool, merged in game order.
 
 The query is never pickled: each worker process builds its own evaluator once, in the pool
-initializer, from a picklable *factory* (spec §1.4). Whatever the number of processes, the
-games come from the same `pgnio.partitions` split and the outcomes are yielded strictly in
-game order, so everything written from them is byte-identical for every N.
+initializer, from a picklable *factory* (docs/cql.md#parallel-and-compressed-input). Whatever the
+number of processes, the games come from the same `pgnio.partitions` split and the outcomes are
+yielded strictly in game order, so everything written from them is byte-identical for every N.
 """
 
 from __future__ import annotations
@@ -64,9 +64,9 @@ class PartitionResult(Generic[OutcomeT]):
     """What evaluating one partition returns: its outcomes, in order, and how it ended.
 
     `partials[i]` is the worker's `take_partial()` after game i (the persistent reducible
-    sums it added, §1.5) when the worker has one, so a merge stopped by `--limit` adds up
-    exactly the games it wrote. `error` is the exception that stopped the partition, if
-    any; the outcomes before it are kept so the merge can yield them first.
+    sums it added, docs/cql.md#running-on-a-dask-cluster) when the worker has one, so a merge
+    stopped by `--limit` adds up exactly the games it wrote. `error` is the exception that stopped
+    the partition, if any; the outcomes before it are kept so the merge can yield them first.
     """
 
     outcomes: list[OutcomeT] = field(default_factory=list)
@@ -76,7 +76,8 @@ class PartitionResult(Generic[OutcomeT]):
 
 
 def default_jobs() -> int:
-    """CPUs available to this process (spec §1.2: sched_getaffinity where supported)."""
+    """CPUs available to this process (docs/reference/cql.md#command-line: sched_getaffinity where
+    supported)."""
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
@@ -136,8 +137,9 @@ def _run_in_worker(part: Partition) -> PartitionResult[object]:
 
 
 def _context() -> multiprocessing.context.BaseContext:
-    # fork starts a worker in milliseconds with everything already imported (spec §7.2:
-    # start-up plus boundary scan within 1.5 s); spawn is the portable fallback.
+    # fork starts a worker in milliseconds with everything already imported
+    # (docs/performance.md#cql: start-up plus boundary scan within 1.5 s); spawn is the portable
+    # fallback.
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
@@ -329,11 +331,12 @@ class EngineWorker:
         self._sums = compiled.uses_persistent
 
     def run_game(self, game: GameText) -> GameOutcome:
-        """Evaluate one game (spec §2.5)."""
+        """Evaluate one game (docs/reference/cql.md#evaluation-model)."""
         return run_game(self.compiled, game, self.state)
 
     def take_partial(self) -> Mapping[str, int]:
-        """The reducible sums added since the last call, reset to 0 (Dask only, §1.5)."""
+        """The reducible sums added since the last call, reset to 0 (Dask only,
+        docs/cql.md#running-on-a-dask-cluster)."""
         return self.state.take_sums() if self._sums else _NO_SUMS
 
 

@@ -418,7 +418,7 @@ def _parse_range(
 
 
 def _header(words: list[Token], builder: _Builder) -> ast.Header:
-    """Interpret the header's contextual words (§2.2)."""
+    """Interpret the header's contextual words (docs/reference/cql.md#header)."""
     fields: dict[str, Any] = {}
     inputs: list[str] = []
     seen: set[str] = set()

@@ -3,7 +3,8 @@
 Every run of `cql` (one process, a local pool, or a Dask cluster) splits its input here, with
 python-chess's own `skip_game` driven over a line-counting reader. Because the split is the
 same for every mode, game numbers, line numbers and game texts are identical for every
-`--jobs N`, which is what makes the output byte-identical by construction (spec §1.4).
+`--jobs N`, which is what makes the output byte-identical by construction
+(docs/cql.md#parallel-and-compressed-input).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import IO
 import chess.pgn
 import zstandard
 
-#: Spec §1.4: a partition SHOULD end at 256 games or 4 MB, whichever comes first.
+#: Spec docs/cql.md#parallel-and-compressed-input: a partition SHOULD end at 256 games or 4 MB,
+#whichever comes first.
 MAX_PARTITION_GAMES = 256
 MAX_PARTITION_BYTES = 4 * 1024 * 1024
 
@@ -56,7 +58,8 @@ class GameText:
 
 @dataclass(frozen=True)
 class Partition:
-    """Consecutive games of one file as raw bytes (spec §1.5 payload), with their places.
+    """Consecutive games of one file as raw bytes (docs/cql.md#running-on-a-dask-cluster payload),
+    with their places.
 
     `starts[i]` is the byte offset of game `first_number + i` inside `data`, `lines[i]` the
     line on which its text begins. `file_index` and `end_pos` place the partition's end in
@@ -90,7 +93,7 @@ class Partition:
 
 def _decode(raw: bytes) -> str:
     # Same decoding as the scan: UTF-8 with surrogateescape so Latin-1 bytes round-trip
-    # (spec §1.1), and CRLF read as LF like a text-mode file would.
+    # (docs/reference/cql.md#command-line), and CRLF read as LF like a text-mode file would.
     return raw.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
 
 
@@ -245,7 +248,8 @@ def partitions(
     max_games: int = MAX_PARTITION_GAMES,
     max_bytes: int = MAX_PARTITION_BYTES,
 ) -> Iterator[Partition]:
-    """Split the files, in order, into partitions of consecutive games (spec §1.4).
+    """Split the files, in order, into partitions of consecutive games
+    (docs/cql.md#parallel-and-compressed-input).
 
     Game numbers continue across files; a partition never spans two files. Games outside
     `[first, last]` consume their numbers but are left out, and reading stops after `last`.

@@ -1,4 +1,5 @@
-"""The progress indicator of spec §1.8: one self-overwriting stderr line, or a line every 5 s.
+"""The progress indicator of docs/cql.md#parallel-and-compressed-input: one self-overwriting stderr
+line, or a line every 5 s.
 
 ```
 [#######.............]  4512/12902 games  35%  231 games/s  ETA 0:36
@@ -33,7 +34,8 @@ class Snapshot:
 
 
 def format_duration(seconds: float) -> str:
-    """`H:MM:SS` above an hour, else `M:SS` (the ETA format of §1.8)."""
+    """`H:MM:SS` above an hour, else `M:SS` (the ETA format of
+    docs/cql.md#parallel-and-compressed-input)."""
     whole = max(0, int(round(seconds)))
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)

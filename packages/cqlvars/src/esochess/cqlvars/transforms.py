@@ -1,4 +1,5 @@
-"""Transforms as AST rewrites (spec §4.4.20): each transform becomes a `Variants` node.
+"""Transforms as AST rewrites (docs/reference/cql.md#transforms): each transform becomes a
+`Variants` node.
 
 A variant g(F) is F with every square part of a designator mapped through g, `ray`
 directions mapped through g's linear part and, under `flipcolor`, colours swapped

@@ -1,4 +1,5 @@
-"""Variable storage and value formatting (spec §5, §4.4.28).
+"""Variable storage and value formatting (docs/reference/cql.md#variables and
+docs/reference/cql.md#comment).
 
 Every variable name gets a slot at compile time. `Environment` holds the per-game slots
 (reset at the start of each game) and a reference to the run's persistent store.
@@ -15,7 +16,8 @@ MAX_VALUE = 1_000_000_000
 
 
 class CqlRuntimeError(Exception):
-    """A runtime error of the query (numeric overflow); the run stops (spec §1.7.2)."""
+    """A runtime error of the query (numeric overflow); the run stops
+    (docs/reference/cql.md#run-time-errors)."""
 
     def __init__(self, line: int, column: int, message: str):
         super().__init__(message)
@@ -39,7 +41,8 @@ class Slots:
 
 @dataclass
 class PersistentStore:
-    """Persistent variable values for one run, in order of first declaration (§5.5)."""
+    """Persistent variable values for one run, in order of first declaration
+    (docs/reference/cql.md#persistent)."""
 
     values: dict[str, object]
     kinds: dict[str, str]
@@ -61,7 +64,7 @@ class PersistentStore:
 
 
 def check_range(value: int, line: int, column: int) -> int:
-    """Return value, or raise the overflow runtime error of §3.4."""
+    """Return value, or raise the overflow runtime error of docs/reference/cql.md#arithmetic."""
     if -MAX_VALUE <= value <= MAX_VALUE:
         return value
     raise CqlRuntimeError(

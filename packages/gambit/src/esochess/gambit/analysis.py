@@ -192,9 +192,9 @@ class SelectionToEntity:
 Conversion = ToNum | SelectionToEntity
 
 
-# ---------------------------------------------------------------- overload cells (§7.5)
-# One cell element: an entity and one representative value per fixed unary property it
-# tests, or None for the `none` cell of optional patterns.
+# ---------------------------------------------------------------- overload cells
+# (docs/reference/gambit.md#overloads) One cell element: an entity and one representative value per
+# fixed unary property it tests, or None for the `none` cell of optional patterns.
 Atom: TypeAlias = "tuple[str, dict[int, Value]] | None"
 Cell: TypeAlias = tuple[Atom, ...]
 
@@ -257,5 +257,6 @@ class Analysis:
     call_graph: dict[str, set[str]] = field(default_factory=dict)
     uses_value_calls: set[str] = field(default_factory=set)
     choosers: set[str] = field(default_factory=set)
-    # Cell analysis per (overload set, arity), for run-time dispatch order (§7.4).
+    # Cell analysis per (overload set, arity), for run-time dispatch order
+    # (docs/reference/gambit.md#overloads).
     overload_sets: dict[tuple[str, int], CellAnalysis] = field(default_factory=dict)

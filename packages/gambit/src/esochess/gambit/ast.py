@@ -1,8 +1,8 @@
 """The Gambit abstract syntax tree: frozen dataclasses, each with its source position.
 
-`pos` is the (line, column) the diagnostics rules of §13.1 point at: the operator of an
-operation, the called name of a call, the property name of an access, the `[` of an
-index, the entity name of a selector, the first token of anything else.
+`pos` is the (line, column) the diagnostics rules of docs/reference/gambit.md#diagnostics point at:
+the operator of an operation, the called name of a call, the property name of an access, the `[` of
+an index, the entity name of a selector, the first token of anything else.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ class Lit:
 
 @dataclass(frozen=True, eq=False)
 class NotationLit:
-    """A notation literal `'text'` (§9)."""
+    """A notation literal `'text'` (docs/reference/gambit.md#notations)."""
 
     pos: Pos
     text: str

@@ -1,5 +1,5 @@
-"""The built-in library (§12): one `Builtin` record per built-in, registered once in
-`BUILTINS` and read by both the checker (signature, effects) and the compiler
+"""The built-in library (docs/reference/gambit.md#built-ins): one `Builtin` record per built-in,
+registered once in `BUILTINS` and read by both the checker (signature, effects) and the compiler
 (implementation). Place built-ins return (new list, result) so lists stay immutable.
 
 Adding a built-in is one `_register(Builtin(...))` entry plus its test; the test
@@ -144,7 +144,8 @@ def _ordered(t: T.Type) -> bool:
 
 
 def result_type(name: str, args: list[T.Type]) -> tuple[T.Type, str | None]:
-    """The static result type of a built-in call, or an error message (§12)."""
+    """The static result type of a built-in call, or an error message
+    (docs/reference/gambit.md#built-ins)."""
     b = BUILTINS.get(name)
     if b is None:
         return T.ERR, f"unknown built-in '{name}'"

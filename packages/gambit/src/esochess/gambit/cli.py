@@ -1,8 +1,8 @@
-"""The `gambit` command line (§14): check and run Gambit programs.
+"""The `gambit` command line (docs/reference/gambit.md#command-line): check and run Gambit programs.
 
-This is the only layer that prints or exits. Exit codes (§14.6): 0 ok, 1 run-time error,
-2 usage or compile error, 4 human input ended, 5 replay error, 70 internal error,
-130 interrupted.
+This is the only layer that prints or exits. Exit codes (docs/reference/gambit.md#exit-statuses): 0
+ok, 1 run-time error, 2 usage or compile error, 4 human input ended, 5 replay error, 70 internal
+error, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def _usage(message: str) -> NoReturn:
 
 
 def resolve_file(arg: str) -> Path:
-    """The program file for a FILE argument (§14.1), or a usage error."""
+    """The program file for a FILE argument (docs/reference/gambit.md#command-line), or a usage
+    error."""
     path = Path(arg)
     if path.is_dir():
         raise ToolError(f"cannot read {arg}: is a directory")
@@ -79,7 +80,8 @@ def load(arg: str) -> tuple[Program, str, str]:
 
 
 def guarded(f: F) -> F:
-    """Turn interpreter bugs into exit 70 and Ctrl-C into exit 130 (§13.2)."""
+    """Turn interpreter bugs into exit 70 and Ctrl-C into exit 130
+    (docs/reference/gambit.md#run-time-errors)."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -229,7 +231,7 @@ def playout(
     file: str, games: int, seed: int, seats: int | None, max_decisions: int, progress: bool,
     jobs: int,
 ) -> None:
-    """Play N silent games with random players and print a summary (§14.4)."""
+    """Play N silent games with random players and print a summary."""
     from esochess.gambit.session import playout as run_playouts
 
     program, _, _ = load(file)
@@ -260,7 +262,7 @@ def playout(
               help="Option indices to replay first, e.g. 5,1,3+4 (+ joins a choose[K]).")
 @guarded
 def moves(file: str, seed: int, seats: int | None, after_text: str) -> None:
-    """Show the pending decision and its legal options after --after (§14.5)."""
+    """Show the pending decision and its legal options after --after."""
     from esochess.gambit.game import parse_after
     from esochess.gambit.session import EXIT_REPLAY, pending_moves
 

@@ -1,10 +1,11 @@
-"""The game model on top of the machine: turns, legal options by look-ahead, results (§10).
+"""The game model on top of the machine: turns, legal options by look-ahead, results
+(docs/reference/gambit.md#the-game).
 
 A `Machine` pauses at every `choose`. This module decides which of a decision's options
-are *legal* (§10.4): an option is legal when at least one completion of it reaches the
-end of the turn without `illegal`. Completions are explored on forks of the machine,
-depth-first, stopping at the first legal one. Each legal option keeps the fork that
-chose it, already run to its next outcome, so a caller without I/O (playouts, AI
+are *legal* (docs/reference/gambit.md#turns-illegal-and-commit): an option is legal when at least
+one completion of it reaches the end of the turn without `illegal`. Completions are explored on
+forks of the machine, depth-first, stopping at the first legal one. Each legal option keeps the fork
+that chose it, already run to its next outcome, so a caller without I/O (playouts, AI
 simulations) can continue from that fork instead of executing the same step again.
 """
 
@@ -89,7 +90,7 @@ def adopt(machine: Machine, option: LegalOption) -> tuple[Machine, Decision | Re
 
 def ends_turn(outcome: Outcome, seat: int) -> bool | None:
     """Whether `outcome` ends the turn of `seat` (True), is illegal (False), or is a
-    further decision of the same turn (None) (§10.3)."""
+    further decision of the same turn (None) (docs/reference/gambit.md#turns-illegal-and-commit)."""
     if isinstance(outcome, (Result, Committed)):
         return True
     if isinstance(outcome, Illegal):
@@ -140,14 +141,16 @@ def _completes(machine: Machine, outcome: Outcome, seat: int, depth: int = 1) ->
 
 
 def exploring_error(err: GambitRuntimeError, decision: Decision, key: Key) -> GambitRuntimeError:
-    """Add the `while exploring option I of the choice at F:L:C` line (§13.2)."""
+    """Add the `while exploring option I of the choice at F:L:C` line
+    (docs/reference/gambit.md#run-time-errors)."""
     where = f"{err.path}:{decision.line}:{decision.col}"
     line = f"  while exploring option {key_text(key)} of the choice at {where}"
     return dataclasses.replace(err, trace_lines=(*err.trace_lines, line))
 
 
 def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
-    """The legal options of the decision `machine` is paused at, in option order (§10.4).
+    """The legal options of the decision `machine` is paused at, in option order
+    (docs/reference/gambit.md#turns-illegal-and-commit).
 
     `decision` must be the outcome that paused `machine`. The machine itself is not
     changed. Raises `GambitRuntimeError` (with the exploring note) when a completion
@@ -192,7 +195,8 @@ def try_option(machine: Machine, decision: Decision, key: Key) -> LegalOption | 
 
 
 def listed_indices(decision: Decision, legal: Sequence[LegalOption]) -> list[int]:
-    """Option indices shown to a human: those in at least one legal option (§10.5)."""
+    """Option indices shown to a human: those in at least one legal option
+    (docs/reference/gambit.md#gambit-run)."""
     if decision.k is None:
         return [k for o in legal if isinstance(k := o.key, int)]
     seen: set[int] = set()
@@ -203,14 +207,16 @@ def listed_indices(decision: Decision, legal: Sequence[LegalOption]) -> list[int
 
 
 def chosen_label(decision: Decision, key: Key) -> str:
-    """The display form of a chosen option: a list display for `choose[K]` (§10.5)."""
+    """The display form of a chosen option: a list display for `choose[K]`
+    (docs/reference/gambit.md#gambit-run)."""
     if isinstance(key, tuple):
         return "[" + ", ".join(decision.labels[i - 1] for i in key) + "]"
     return decision.labels[key - 1]
 
 
 def decision_header(decision: Decision) -> str:
-    """`[Player N] PROMPT` (or `Choose:`), with ` (choose K)` for `choose[K]` (§10.5)."""
+    """`[Player N] PROMPT` (or `Choose:`), with ` (choose K)` for `choose[K]`
+    (docs/reference/gambit.md#gambit-run)."""
     text = decision_header_plain(decision)
     if decision.k is not None:
         text += f" (choose {decision.k})"
@@ -218,12 +224,13 @@ def decision_header(decision: Decision) -> str:
 
 
 def option_lines(decision: Decision, legal: Sequence[LegalOption]) -> list[str]:
-    """The `  I) LABEL` lines of the legal options, in option order (§10.5)."""
+    """The `  I) LABEL` lines of the legal options, in option order
+    (docs/reference/gambit.md#gambit-run)."""
     return [f"  {i}) {decision.labels[i - 1]}" for i in listed_indices(decision, legal)]
 
 
 def echo_line(decision: Decision, key: Key) -> str:
-    """The one-line echo of an AI or replayed decision (§10.5)."""
+    """The one-line echo of an AI or replayed decision (docs/reference/gambit.md#gambit-run)."""
     shown = "(secret)" if decision.secret else chosen_label(decision, key)
     return f"{decision_header_plain(decision)} -> {shown}"
 

@@ -1,4 +1,5 @@
-"""State hashing (§11.5): a SHA-256 fingerprint of the game state, not the control state."""
+"""State hashing (docs/reference/gambit.md#gambit-run): a SHA-256 fingerprint of the game state, not
+the control state."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from esochess.gambit.values import UNSET, EnumVal, FuncVal, Inst, StructVal, mul
 
 
 def encode(value: Any) -> Any:
-    """Encode one Gambit value as the JSON value of §11.5."""
+    """Encode one Gambit value as the JSON value of docs/reference/gambit.md#gambit-run."""
     if value is UNSET:
         return {"unset": True}
     if value is None or isinstance(value, (bool, int, str)):
@@ -37,7 +38,8 @@ def encode(value: Any) -> Any:
 
 
 def state_document(machine: Machine) -> dict[str, Any]:
-    """The JSON value of §11.5 for the machine's current game state."""
+    """The JSON value of docs/reference/gambit.md#gambit-run for the machine's current game
+    state."""
     items = machine.state_hash_items()
     instances = {
         type_name: [{prop: encode(v) for prop, v in fixed.items()} for fixed in entries]
@@ -51,7 +53,8 @@ def state_document(machine: Machine) -> dict[str, Any]:
 
 
 def state_hash(machine: Machine) -> str:
-    """The first 16 hex digits of the SHA-256 of the canonical state JSON (§11.5)."""
+    """The first 16 hex digits of the SHA-256 of the canonical state JSON
+    (docs/reference/gambit.md#gambit-run)."""
     text = json.dumps(
         state_document(machine), sort_keys=True, separators=(",", ":"), ensure_ascii=True
     )

@@ -1,16 +1,20 @@
-"""The Gambit lexer and post-lexer (§1, Appendix C).
+"""The Gambit lexer and post-lexer (docs/reference/gambit.md#source-text, Appendix C).
 
 Gambit's tokens depend on context, so lark gets this custom lexer. In order:
 
 1. `scan` cuts the text into raw tokens (nested block comments, strings, notation
-   literals, the raw REGEX after `notation TYPE`) and classifies each `:` (§1.8);
+   literals, the raw REGEX after `notation TYPE`) and classifies each `:`
+   (docs/reference/gambit.md#method-colon);
 2. type names found by a pre-scan of `entity`/`enum`/`struct` declarations become
    ENTITY_NAME/TYPE_NAME; `<` after an entity name opens a selector, and `>` inside one
    closes it (`>>` closes two);
-3. contextual words (§1.5) become keywords only where they are special;
-4. NEWLINEs are dropped where §1.3 says they do not end a statement (bracket stack);
+3. contextual words (docs/reference/gambit.md#source-text) become keywords only where they are
+special;
+4. NEWLINEs are dropped where docs/reference/gambit.md#source-text says they do not end a statement
+(bracket stack);
 5. a DECL marker is put before a statement that starts with `Type name` followed by `=`
-   or the end of the statement, the one place the grammar is not LALR(1) (§5.2).
+   or the end of the statement, the one place the grammar is not LALR(1)
+   (docs/reference/gambit.md#statements).
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ OPERATORS = [
     ("}", "RBRACE"),
 ]  # fmt: skip
 
-# Tokens after which a NEWLINE continues the statement (§1.3 rules 3 and 4).
+# Tokens after which a NEWLINE continues the statement (docs/reference/gambit.md#source-text rules 3
+# and 4).
 CONTINUING = {
     "PLUS", "MINUS", "STAR", "SLASH", "PERCENT", "HASH", "AMP", "BAR", "BANG", "DOTDOT",
     "EQ", "NE", "LT", "LE", "GT", "GE", "AND", "OR", "NOT", "IS", "IN", "CHOOSE", "SECRET",
@@ -220,7 +225,8 @@ class _Scanner:
         return "".join(out)
 
     def regex_follows(self) -> bool:
-        # `notation NAME` followed by the raw regular expression (§9.1).
+        # `notation NAME` followed by the raw regular expression
+        # (docs/reference/gambit.md#notations).
         o = self.out
         return len(o) >= 2 and o[-2].kind == "NOTATION" and o[-1].kind == "IDENT"
 
@@ -240,7 +246,8 @@ class _Scanner:
 
 
 def prescan_types(raws: list[Raw]) -> tuple[set[str], set[str]]:
-    """Entity names and other type names declared anywhere in the file (§1.9)."""
+    """Entity names and other type names declared anywhere in the file
+    (docs/reference/gambit.md#selectors)."""
     entities = {"Player"}
     others = set(PREDECLARED_TYPES)
     for a, b in zip(raws, raws[1:], strict=False):

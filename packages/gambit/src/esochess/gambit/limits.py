@@ -13,9 +13,10 @@ CALL_DEPTH_LIMIT = 1000
 # doubling, huge ranges): located where the growing operation is, or at the statement.
 OUT_OF_MEMORY = "out of memory: the program's values grew past what the machine can hold"
 
-# Pure calls nest in Python frames, and the Gambit depth limit (§11.8) must trigger before
-# Python's: the limit is raised while the machine runs, and restored afterwards (other code
-# in the same process may rely on the default).
+# Pure calls nest in Python frames, and the Gambit depth limit
+# (docs/reference/gambit.md#run-time-errors) must trigger before Python's: the limit is raised while
+# the machine runs, and restored afterwards (other code in the same process may rely on the
+# default).
 PYTHON_RECURSION_LIMIT = 20000
 
 

@@ -1,4 +1,5 @@
-"""The Gambit machine: a paused, forkable execution of a checked program (§10, §11).
+"""The Gambit machine: a paused, forkable execution of a checked program
+(docs/reference/gambit.md#the-game).
 
 This is the run-time API the game layer (sessions, players, look-ahead, MCTS) builds on:
 
@@ -74,7 +75,8 @@ from esochess.gambit.values import UNSET, Inst, NumberTooLong, display
 
 # Every game state gets a version number unique across all machines: a fork shares its
 # parent's version until either of them changes the state, so pure results cached under a
-# version are valid in every machine that has it (§8.4: caching must be unobservable).
+# version are valid in every machine that has it (docs/reference/gambit.md#purity: caching must be
+# unobservable).
 _VERSIONS = itertools.count(1)
 _MISSING = object()
 MEMO_LIMIT = 200_000
@@ -218,13 +220,14 @@ class Machine:
         return m
 
     def reseed(self, n: int) -> None:
-        """Replace the chance RNG by `random.Random(n)` (MCTS simulations, §15.2)."""
+        """Replace the chance RNG by `random.Random(n)` (MCTS simulations,
+        docs/reference/gambit.md#ai-players)."""
         self._rng = random.Random(n)
         self._rng_owned = True
 
     @property
     def rng(self) -> random.Random:
-        """The chance RNG (§11.4), private to this machine."""
+        """The chance RNG (docs/reference/gambit.md#randomness), private to this machine."""
         if not self._rng_owned:
             # Random.__new__ skips seeding from os.urandom; setstate replaces it all.
             own = random.Random.__new__(random.Random)
@@ -234,7 +237,8 @@ class Machine:
         return self._rng
 
     def display(self, value: Any) -> str:
-        """The display form of a value (§11.9), using entities' `name` properties.
+        """The display form of a value (docs/reference/gambit.md#display-forms), using entities'
+        `name` properties.
 
         A `name` trait can fail: that is a `GambitRuntimeError` like any other.
         """
@@ -249,7 +253,7 @@ class Machine:
             del self.frames[depth:]
             raise error from None
 
-    # State enumeration for hashing (§11.5) and records.
+    # State enumeration for hashing (docs/reference/gambit.md#gambit-run) and records.
 
     def entity_types(self) -> list[str]:
         """Entity type names in declaration order, `Player` first."""
@@ -382,7 +386,7 @@ class Machine:
             assert prop.code is not None
             return self.call(prop.code, args, pos or (0, 0))
         if prop.pid == 0:
-            # The predeclared `fixed int [Player number]` (§2.6.8).
+            # The predeclared `fixed int [Player number]` (docs/reference/gambit.md#properties).
             return args[0].index
         key = (prop.pid, args)
         v = self.store.get(key, UNSET)
@@ -423,7 +427,7 @@ class Machine:
         self.version = next(_VERSIONS)
 
     def create(self, type_name: str) -> Inst:
-        """Allocate the next instance of an entity type (§10.1)."""
+        """Allocate the next instance of an entity type (docs/reference/gambit.md#the-game)."""
         existing = self.instances[type_name]
         inst = Inst(type_name, len(existing) + 1)
         self.instances[type_name] = existing + (inst,)
@@ -432,7 +436,8 @@ class Machine:
         return inst
 
     def end_turn(self) -> None:
-        """`commit`: the next decision starts a new turn (§10.3)."""
+        """`commit`: the next decision starts a new turn
+        (docs/reference/gambit.md#turns-illegal-and-commit)."""
         if self.decisions_made > 0:
             self.committed = True
 

@@ -1,4 +1,5 @@
-"""Notation regular expressions (§9.2): Lua-style `%` classes translated to Python `re`."""
+"""Notation regular expressions (docs/reference/gambit.md#notations): Lua-style `%` classes
+translated to Python `re`."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ class NotationRegexError(Exception):
 
 
 def translate(source: str) -> str:
-    """Translate `%` classes outside and inside `[…]` (§9.2) into a Python pattern."""
+    """Translate `%` classes outside and inside `[…]` (docs/reference/gambit.md#notations) into a
+    Python pattern."""
     out: list[str] = []
     i = 0
     in_class = False

@@ -1,9 +1,11 @@
-"""Controllers for the seats of a game (§10.5, §15): human, random and MCTS (UCT).
+"""Controllers for the seats of a game (docs/reference/gambit.md#gambit-run and
+docs/reference/gambit.md#ai-players): human, random and MCTS (UCT).
 
 A controller sees only what the engine offers at a decision: the deciding player, the
-legal options (§10.4) and the paused machine, which it may fork. AI controllers draw from
-their own seat RNG, `random.Random(f"gambit:{seed}:seat:{n}")` (§11.4), so a game is a
-deterministic function of the program, the seed, the seat count and the controllers.
+legal options (docs/reference/gambit.md#turns-illegal-and-commit) and the paused machine, which it
+may fork. AI controllers draw from their own seat RNG, `random.Random(f"gambit:{seed}:seat:{n}")`
+(docs/reference/gambit.md#randomness), so a game is a deterministic function of the program, the
+seed, the seat count and the controllers.
 """
 
 from __future__ import annotations
@@ -70,12 +72,13 @@ class Controller(Protocol):
 
 
 def seat_rng(seed: int, seat: int) -> random.Random:
-    """The AI RNG of a seat (§11.4)."""
+    """The AI RNG of a seat (docs/reference/gambit.md#randomness)."""
     return random.Random(f"gambit:{seed}:seat:{seat}")
 
 
 class HumanPlayer:
-    """Asks on the console, in the prompt format of §10.5, until valid input arrives."""
+    """Asks on the console, in the prompt format of docs/reference/gambit.md#gambit-run, until valid
+    input arrives."""
 
     name = "human"
 
@@ -101,7 +104,8 @@ class HumanPlayer:
 
 
 class RandomPlayer:
-    """Picks `L[r.randrange(len(L))]` from the legal options L (§15.1)."""
+    """Picks `L[r.randrange(len(L))]` from the legal options L
+    (docs/reference/gambit.md#ai-players)."""
 
     name = "random"
 
@@ -155,7 +159,7 @@ class _Node:
 
 
 class MctsPlayer:
-    """Monte-Carlo tree search with UCT, as §15.2.
+    """Monte-Carlo tree search with UCT, as docs/reference/gambit.md#ai-players.
 
     Simulations pick each uniformly random legal option by rejection (draw options
     without replacement until one is legal), which is the same distribution as drawing
@@ -183,7 +187,8 @@ class MctsPlayer:
             try:
                 self._iterate(machine, decision, root, seats, path)
             except GambitRuntimeError as err:
-                # §13.2: an error met in an AI simulation names the option being explored.
+                # docs/reference/gambit.md#run-time-errors: an error met in an AI simulation names
+                # the option being explored.
                 if any("while exploring option" in line for line in err.trace_lines):
                     raise
                 raise exploring_error(err, decision, path[0][1] if path else legal[0].key) from None

@@ -45,8 +45,8 @@ class Code:
         # Set for bodies that are a single `return expr`: the expression's closure.
         self.simple: Evaluator | None = None
         # Traits are re-read often at one state version (selectors, loops); they are
-        # pure (§8), so their values are memoised per version. Measured: memoising every
-        # function call costs more in misses than it saves on tic-tac-toe.
+        # pure (docs/reference/gambit.md#purity), so their values are memoised per version.
+        # Measured: memoising every function call costs more in misses than it saves on tic-tac-toe.
         self.pure = kind == "trait"
         # Functions that read only fixed data and instance lists depend on their
         # arguments and the set of instances alone: memoised per instance version.
@@ -101,7 +101,8 @@ class Overload:
     tests: list[tuple[int, Callable[[Machine, Any], bool]]]
     rank: int
     label: str
-    # The cells (§7.5) this overload matches; None when its set has no entity positions.
+    # The cells (docs/reference/gambit.md#overloads) this overload matches; None when its set has no
+    # entity positions.
     cells: frozenset[int] | None = None
     # Run-time type tests of every parameter, for calls through Function values.
     types: list[Callable[[Any], bool]] = field(default_factory=list)

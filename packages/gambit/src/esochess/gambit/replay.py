@@ -1,4 +1,5 @@
-"""Record files (§11.6): what a run writes with `--record` and re-runs with `--replay`."""
+"""Record files (docs/reference/gambit.md#gambit-run): what a run writes with `--record` and re-runs
+with `--replay`."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ class Record:
     state_hash: str | None = None
 
     def to_json(self) -> str:
-        """The record as JSON text in the §11.6 layout (one choice pair per entry)."""
+        """The record as JSON text in the docs/reference/gambit.md#gambit-run layout (one choice
+        pair per entry)."""
         doc: dict[str, Any] = {
             "format": RECORD_FORMAT,
             "program": self.program,
@@ -45,7 +47,8 @@ class Record:
             "result": self.result,
             "state_hash": self.state_hash,
         }
-        # The layout of §11.6: one key per line, each [seat, option] pair kept on one line.
+        # The layout of docs/reference/gambit.md#gambit-run: one key per line, each [seat, option]
+        # pair kept on one line.
         lines = [f"  {json.dumps(k)}: {json.dumps(v, separators=(', ', ': '))}" for k, v in doc.items()]
         return "{\n" + ",\n".join(lines) + "\n}\n"
 

@@ -1,8 +1,9 @@
-"""Declaration collection (§2): the program's symbol tables, before bodies are checked.
+"""Declaration collection (docs/reference/gambit.md#declarations): the program's symbol tables,
+before bodies are checked.
 
 `collect(program)` builds a `Symbols` holding every entity, enum, struct, property
-(with the bracket-item rule of §2.6.3), overload set and notation, and reports the
-declaration-level errors: duplicates, name collisions, unreadable bracket items, the
+(with the bracket-item rule of docs/reference/gambit.md#properties), overload set and notation, and
+reports the declaration-level errors: duplicates, name collisions, unreadable bracket items, the
 players count and `main`.
 """
 

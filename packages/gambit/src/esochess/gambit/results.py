@@ -19,12 +19,14 @@ class GambitIO(Protocol):
         """Write one line of program output (`print`), without its newline."""
 
     def trace(self, line: int, col: int, event: str) -> None:
-        """Report one engine event of §11.7 (write, create, call dispatch, chance)."""
+        """Report one engine event of docs/reference/gambit.md#gambit-run (write, create, call
+        dispatch, chance)."""
 
 
 @dataclass
 class GambitRuntimeError(SourceError):
-    """A run-time error (§13.2): a `SourceError` plus indented `called from` lines.
+    """A run-time error (docs/reference/gambit.md#run-time-errors): a `SourceError` plus indented
+    `called from` lines.
 
     `trace_lines` are rendered after the caret line exactly as given (each already
     starts with two spaces); the game layer may append a `while exploring …` line with
@@ -53,7 +55,8 @@ class RunError(Exception):
 
 
 class GameEnd(Exception):
-    """Raised by `wins`/`loses`/`draw`: the game ends from any call depth (§10.6)."""
+    """Raised by `wins`/`loses`/`draw`: the game ends from any call depth
+    (docs/reference/gambit.md#ending-the-game)."""
 
     def __init__(self, result: Result) -> None:
         super().__init__(result.line)
@@ -72,7 +75,7 @@ class IllegalSignal(Exception):
 
 @dataclass(frozen=True)
 class Decision:
-    """A pending `choose` (§10.2).
+    """A pending `choose` (docs/reference/gambit.md#choose).
 
     `options` is the full option list (duplicates kept); `labels` their display forms;
     `k` is None for a plain choose, K for `choose[K]`; `new_turn` is True when a
@@ -92,7 +95,8 @@ class Decision:
 
 @dataclass(frozen=True)
 class Result:
-    """The end of the game (§10.6): winners/losers by seat, or a draw, or no result.
+    """The end of the game (docs/reference/gambit.md#ending-the-game): winners/losers by seat, or a
+    draw, or no result.
 
     `line`/`col` locate the ending statement (None when `main` returned or the decision
     limit was reached).
@@ -106,7 +110,8 @@ class Result:
 
     @property
     def no_result(self) -> bool:
-        """True when main returned (nobody won and it was no draw, §10.6)."""
+        """True when main returned (nobody won and it was no draw,
+        docs/reference/gambit.md#ending-the-game)."""
         return not self.draw and not self.winners and self.line_no is None
 
     @property
@@ -142,7 +147,8 @@ class Committed:
 
 @dataclass(frozen=True)
 class Illegal:
-    """`illegal` ran (or a `choose` had no options) at `line`:`col` (§10.4).
+    """`illegal` ran (or a `choose` had no options) at `line`:`col`
+    (docs/reference/gambit.md#turns-illegal-and-commit).
 
     For an empty `choose`, `seat` is its deciding player and `new_turn` tells whether a
     `commit` ran since the previous decision; for the `illegal` statement seat is None.

@@ -1,10 +1,12 @@
-"""Playing games: `gambit run`, `gambit playout` and `gambit moves` without the CLI (§10, §11, §14).
+"""Playing games: `gambit run`, `gambit playout` and `gambit moves` without the CLI
+(docs/reference/gambit.md#the-game, docs/reference/gambit.md#command-line).
 
 A session drives one machine through its decisions: it computes the legal options
 (game.py), asks the seat's controller (players.py) or the replay file (replay.py),
 echoes, traces, records, enforces `--max-decisions`, prints the result line and the
 state hash. All console traffic goes through a `Console` that cli.py supplies; this
-module never prints and never exits, it returns reports with exit codes (§14.6).
+module never prints and never exits, it returns reports with exit codes
+(docs/reference/gambit.md#exit-statuses).
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ class Console(Protocol):
 
     @property
     def echo_input(self) -> bool:
-        """True when input is not a terminal, so lines read are echoed (§10.5)."""
+        """True when input is not a terminal, so lines read are echoed
+        (docs/reference/gambit.md#gambit-run)."""
 
     def trace(self, line: int, col: int, event: str) -> None:
         """Write `trace: FILE:LINE:COL: EVENT` to standard error."""
@@ -133,7 +136,7 @@ class StreamConsole:
 
 @dataclass
 class RunConfig:
-    """Everything `gambit run` needs besides the console (§14.2)."""
+    """Everything `gambit run` needs besides the console (docs/reference/gambit.md#gambit-run)."""
 
     program: Program
     program_name: str
@@ -159,7 +162,8 @@ class Report:
 
 
 def runtime_error(program: Program, line: int, col: int, message: str) -> GambitRuntimeError:
-    """A run-time error raised by the game layer itself (§13.2)."""
+    """A run-time error raised by the game layer itself
+    (docs/reference/gambit.md#run-time-errors)."""
     return GambitRuntimeError(
         program.path,
         line,
@@ -171,7 +175,8 @@ def runtime_error(program: Program, line: int, col: int, message: str) -> Gambit
 
 
 def no_legal_move(program: Program, seat: int, line: int, col: int) -> GambitRuntimeError:
-    """The run-time error for a turn whose first decision has no legal option (§10.4)."""
+    """The run-time error for a turn whose first decision has no legal option
+    (docs/reference/gambit.md#turns-illegal-and-commit)."""
     return runtime_error(program, line, col, f"no legal move for Player {seat} (choose at line {line})")
 
 
@@ -192,7 +197,7 @@ def settle(
 
 @dataclass
 class _Turns:
-    """Turn bookkeeping of a real execution (§10.3)."""
+    """Turn bookkeeping of a real execution (docs/reference/gambit.md#turns-illegal-and-commit)."""
 
     seat: int | None = None
 
@@ -202,7 +207,7 @@ class _Turns:
 
 
 class Game:
-    """One real execution under a console: `gambit run` (§14.2)."""
+    """One real execution under a console: `gambit run` (docs/reference/gambit.md#gambit-run)."""
 
     def __init__(self, config: RunConfig, console: Console) -> None:
         self.config = config
@@ -331,13 +336,14 @@ def _key_list(key: Key) -> str:
 
 
 def run_game(config: RunConfig, console: Console) -> Report:
-    """Play one game (`gambit run`) and report how it ended (§14.2, §14.6)."""
+    """Play one game (`gambit run`) and report how it ended (docs/reference/gambit.md#gambit-run and
+    docs/reference/gambit.md#exit-statuses)."""
     return Game(config, console).play()
 
 
 @dataclass
 class PlayoutStats:
-    """The summary of `gambit playout` (§14.4)."""
+    """The summary of `gambit playout` (docs/reference/gambit.md#gambit-playout)."""
 
     games: int
     seats: int
@@ -348,7 +354,7 @@ class PlayoutStats:
     no_result: int = 0
 
     def lines(self) -> list[str]:
-        """The summary lines, exactly in the format of §14.4."""
+        """The summary lines, exactly in the format of docs/reference/gambit.md#gambit-playout."""
         rate = self.games / self.seconds if self.seconds > 0 else 0.0
         per_game = self.decisions / self.games if self.games else 0.0
         out = [
@@ -405,9 +411,9 @@ def playout(
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
 ) -> tuple[PlayoutStats, Report]:
-    """Play `games` silent random games with seeds SEED, SEED+1, … (§14.4), in `jobs`
-    processes; every game depends on its seed alone, so the summary is the same for any
-    number of jobs (but for the timing lines)."""
+    """Play `games` silent random games with seeds SEED, SEED+1, …
+    (docs/reference/gambit.md#gambit-playout), in `jobs` processes; every game depends on its seed
+    alone, so the summary is the same for any number of jobs (but for the timing lines)."""
     stats = PlayoutStats(games=games, seats=seats, wins=[0] * seats)
     start = time.perf_counter()
     outcomes: Iterable[GameOutcome]
@@ -436,7 +442,8 @@ def playout(
 
 
 def pending_moves(program: Program, seed: int, seats: int, after: Sequence[Key]) -> Report:
-    """`gambit moves`: replay `after` silently and describe what comes next (§14.5).
+    """`gambit moves`: replay `after` silently and describe what comes next
+    (docs/reference/gambit.md#gambit-moves).
 
     On success `Report.message` holds the lines for standard output.
     """

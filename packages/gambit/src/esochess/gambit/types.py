@@ -1,4 +1,5 @@
-"""Static types of Gambit (§3): representation, subtyping, join and display."""
+"""Static types of Gambit (docs/reference/gambit.md#types): representation, subtyping, join and
+display."""
 
 from __future__ import annotations
 
@@ -150,7 +151,7 @@ def enums_of(t: Type) -> set[str] | None:
 
 
 def is_subtype(s: Type, t: Type) -> bool:
-    """`S <: T` (§3.11)."""
+    """`S <: T` (docs/reference/gambit.md#types)."""
     if s == t or t == ANY or isinstance(s, ErrT) or isinstance(t, ErrT):
         return True
     if isinstance(s, UnionT):
@@ -176,7 +177,7 @@ def is_subtype(s: Type, t: Type) -> bool:
 
 
 def join(a: Type, b: Type) -> Type:
-    """The join (§3.13): the wider of two types, or their union."""
+    """The join (docs/reference/gambit.md#inference): the wider of two types, or their union."""
     if is_subtype(a, b):
         return b
     if is_subtype(b, a):

@@ -1,8 +1,9 @@
-"""Run-time values of Gambit programs and their display forms (§11.9).
+"""Run-time values of Gambit programs and their display forms
+(docs/reference/gambit.md#display-forms).
 
 Every value is immutable, so a value can be shared between forks of a machine and
-value semantics (§3.15) come for free: lists are Python tuples and a place update
-builds a new tuple. The representation:
+value semantics (docs/reference/gambit.md#types) come for free: lists are Python tuples and a place
+update builds a new tuple. The representation:
 
 * int, num, bool, str, none -> Python int, float, bool, str, None;
 * enum member -> `EnumVal`; multi-value of two or more members -> `frozenset` of
@@ -108,7 +109,8 @@ class StructVal:
 
 
 class FuncVal:
-    """A Function/Procedure value: the name of a user overload set (§7.9)."""
+    """A Function/Procedure value: the name of a user overload set
+    (docs/reference/gambit.md#functions-and-procedures)."""
 
     __slots__ = ("name",)
 
@@ -157,7 +159,8 @@ def multi_members(v: Any) -> list[EnumVal]:
 
 
 def values_equal(a: Any, b: Any) -> bool:
-    """Gambit `==` (§4.4): numeric, identity, set, structural and name equality."""
+    """Gambit `==` (docs/reference/gambit.md#expressions): numeric, identity, set, structural and
+    name equality."""
     if a is b:
         return True
     if isinstance(a, bool) or isinstance(b, bool):
@@ -172,7 +175,8 @@ def values_equal(a: Any, b: Any) -> bool:
 
 
 def is_superset(a: Any, b: Any) -> bool:
-    """The `is` value test (§3.8): every member of `b` is a member of `a`."""
+    """The `is` value test (docs/reference/gambit.md#multi-values): every member of `b` is a member
+    of `a`."""
     if isinstance(b, (EnumVal, frozenset)) and isinstance(a, (EnumVal, frozenset)):
         return set(multi_members(b)) <= set(multi_members(a))
     return values_equal(a, b)
@@ -188,7 +192,8 @@ NameHook = Callable[[Inst], "str | None"]
 
 
 def display(v: Any, name_of: NameHook | None = None, nested: bool = False) -> str:
-    """The display form of a value (§11.9); `name_of` gives an entity's `name` property."""
+    """The display form of a value (docs/reference/gambit.md#display-forms); `name_of` gives an
+    entity's `name` property."""
     if v is None:
         return "none"
     if isinstance(v, bool):

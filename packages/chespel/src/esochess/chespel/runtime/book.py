@@ -1,4 +1,5 @@
-"""The opening module at run time (§9): origin keys mapped to their destination."""
+"""The opening module at run time (docs/reference/chespel.md#opening): origin keys mapped to their
+destination."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Choosing a move (§11.1): no move, opening rule, the only legal move, or the search."""
+"""Choosing a move (docs/reference/chespel.md#the-search): no move, opening rule, the only legal
+move, or the search."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from esochess.chespel.runtime.values import ChespelRuntimeError
 
 @dataclass
 class Game:
-    """A position with its history: castling flags (§8.6) and earlier keys (§11.4)."""
+    """A position with its history: castling flags (docs/reference/chespel.md#castling) and earlier
+    keys (docs/reference/chespel.md#the-search)."""
 
     board: chess.Board
     flags: int

@@ -1,4 +1,5 @@
-"""The evaluation function of §8: fixed values, rule passes, endgame phase, justifications.
+"""The evaluation function of docs/reference/chespel.md#scoring: fixed values, rule passes, endgame
+phase, justifications.
 
 A compiled program (the module that codegen writes, or any object with the same
 attributes) provides four functions that run the rules of one module for perspective
@@ -20,7 +21,8 @@ from esochess.chespel.runtime.library import Context
 from esochess.chespel.runtime.values import ChespelRuntimeError, clamp, format_signed
 
 Item = tuple[str, str, int, str]
-"""A justification item: (prefix, rule name, contribution, text) (§8.7)."""
+"""A justification item: (prefix, rule name, contribution, text)
+(docs/reference/chespel.md#justification-lines)."""
 
 ScoreFunction = Callable[[Context, bool], int]
 VerboseFunction = Callable[[Context, bool, list[Item]], None]
@@ -100,7 +102,8 @@ class Program:
 
     def rule_score(self, board: chess.Board, color: bool, flags: int,
                    interrupt: Callable[[], None] | None = None) -> int:
-        """The clamped rule-based score for `color`, without the fixed values of §8.2.
+        """The clamped rule-based score for `color`, without the fixed values of
+        docs/reference/chespel.md#fixed-values.
 
         `interrupt` is called every few loop iterations of the rules and may raise to stop
         a long evaluation (the search's deadline check).
@@ -128,14 +131,16 @@ class Program:
         return ChespelRuntimeError(line, column, f"{what} in rule {name}")
 
     def evaluate(self, board: chess.Board, color: bool, flags: int) -> int:
-        """The evaluation of §8 for perspective `color`, in milli-units."""
+        """The evaluation of docs/reference/chespel.md#scoring for perspective `color`, in
+        milli-units."""
         fixed = fixed_value(board, color)
         if fixed is not None:
             return fixed[0]
         return self.rule_score(board, color, flags)
 
     def evaluate_verbose(self, board: chess.Board, color: bool, flags: int) -> tuple[int, list[str]]:
-        """The evaluation with its justification lines (§8.7)."""
+        """The evaluation with its justification lines
+        (docs/reference/chespel.md#justification-lines)."""
         fixed = fixed_value(board, color)
         if fixed is not None:
             return fixed[0], [f"game over: {fixed[1]}"]
@@ -154,7 +159,8 @@ class Program:
 
 
 def fixed_value(board: chess.Board, color: bool) -> tuple[int, str] | None:
-    """The fixed value of §8.2 and its reason, or None when the rules decide."""
+    """The fixed value of docs/reference/chespel.md#fixed-values and its reason, or None when the
+    rules decide."""
     if not any(board.generate_legal_moves()):
         if board.is_check():
             return (-CHECKMATE_SCORE if board.turn == color else CHECKMATE_SCORE), "checkmate"
@@ -177,7 +183,8 @@ def _innermost_rule(trace: TracebackType | None, positions: dict[str, tuple[int,
 
 
 def merge_items(items: list[Item]) -> list[str]:
-    """Merge identical items and render the justification lines (§8.7)."""
+    """Merge identical items and render the justification lines
+    (docs/reference/chespel.md#justification-lines)."""
     counts: dict[Item, int] = {}
     for item in items:
         counts[item] = counts.get(item, 0) + 1

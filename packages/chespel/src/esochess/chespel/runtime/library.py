@@ -1,4 +1,5 @@
-"""The built-in function library of §4 over a python-chess board, for generated code.
+"""The built-in function library of docs/reference/chespel.md#built-in-functions over a python-chess
+board, for generated code.
 
 Representations (chosen so that generated code does integer work only):
 Num = int milli-units; Bool = bool; String = str; Row and Col = int 1 … 8; Cell = square
@@ -9,7 +10,7 @@ the square it stands on (at most one piece per cell, so this is the Piece's iden
 
 Library functions are named `<Class>_<method>` and take `(ctx, me, receiver, *args)`;
 `me` is the perspective colour of the current pass. Functions that can fail also take the
-source position of the call, for the error message of §5.4.
+source position of the call, for the error message of docs/reference/chespel.md#run-time-errors.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ class Context:
         return self.board.piece_type_at(square) or 0
 
     def phase_material(self) -> int:
-        """Phase material of §2.4 in milli-units."""
+        """Phase material of docs/reference/chespel.md#endgame in milli-units."""
         board = self.board
         return ((board.knights | board.bishops).bit_count() * 3000
                 + board.rooks.bit_count() * 5000 + board.queens.bit_count() * 9000)
@@ -175,7 +176,7 @@ def G_allCells(ctx: Context, me: bool) -> list[int]:
 
 
 def G_phaseMaterial(ctx: Context, me: bool) -> int:
-    """Phase material (§2.4)."""
+    """Phase material (docs/reference/chespel.md#endgame)."""
     return ctx.phase_material()
 
 
@@ -497,7 +498,7 @@ def Player_makesDoubleCheck(ctx: Context, me: bool, pl: bool) -> bool:
 
 
 def Player_castledSide(ctx: Context, me: bool, pl: bool, t: int) -> bool:
-    """Castling flag of that side (§8.6)."""
+    """Castling flag of that side (docs/reference/chespel.md#castling)."""
     if t == chess.KING:
         return bool(ctx.flags & (WHITE_KING_SIDE if pl else BLACK_KING_SIDE))
     if t == chess.QUEEN:

@@ -1,4 +1,5 @@
-"""The executable's entry point (§10.1): REPL by default, `--uci`, `--help`."""
+"""The executable's entry point (docs/reference/chespel.md#the-engine): REPL by default, `--uci`,
+`--help`."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def run_repl(program: Program, stdin: TextIO, stdout: TextIO, interactive: bool 
         if repl.run() == "uci":
             return UciSession(repl.engine, repl.out).run(repl.lines, first="uci")
         return 0
-    except KeyboardInterrupt:  # Ctrl-C ends the engine silently (§10.1)
+    # Ctrl-C ends the engine silently (docs/reference/chespel.md#the-engine)
+    except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0

@@ -1,5 +1,6 @@
 """Move ordering and the static exchange: which moves the search tries first, and which
-captures lose material however the exchange on the target cell goes (§11, issue 17).
+captures lose material however the exchange on the target cell goes
+(docs/reference/chespel.md#the-search, issue 17).
 
 Everything here is deterministic: ties keep the move generator's order.
 """

@@ -1,4 +1,6 @@
-"""Positions: FEN input and output (§10.2), board layout (§10.4), keys (§9), castling flags (§8.6)."""
+"""Positions: FEN input and output (docs/reference/chespel.md#repl-commands), board layout
+(docs/reference/chespel.md#repl-commands), keys (docs/reference/chespel.md#opening), castling flags
+(docs/reference/chespel.md#castling)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ WHITE_KING_SIDE = 1
 WHITE_QUEEN_SIDE = 2
 BLACK_KING_SIDE = 4
 BLACK_QUEEN_SIDE = 8
-"""Castling-flag bits (§8.6); a position's flags are an int so that they hash cheaply."""
+"""Castling-flag bits (docs/reference/chespel.md#castling); a position's flags are an int so that
+they hash cheaply."""
 
 
 class FenError(ValueError):
@@ -51,7 +54,8 @@ def parse_fen(text: str) -> chess.Board:
         board = chess.Board(" ".join(fields))
     except ValueError as exc:
         raise FenError(str(exc)) from None
-    # Impossible castling rights are dropped, not rejected (§10.2).
+    # Impossible castling rights are dropped, not rejected
+    # (docs/reference/chespel.md#repl-commands).
     board.castling_rights = board.clean_castling_rights()
     status = board.status()
     for flag, reason in _STATUS_REASONS:
@@ -68,13 +72,15 @@ def format_fen(board: chess.Board) -> str:
 
 
 def render_board(board: chess.Board) -> list[str]:
-    """The 9 lines of §10.4 (the same layout as esochess.fen.render_ascii)."""
+    """The 9 lines of docs/reference/chespel.md#repl-commands (the same layout as
+    esochess.fen.render_ascii)."""
     rows = str(board).split("\n")
     return [f"{8 - i} {row}" for i, row in enumerate(rows)] + ["  a b c d e f g h"]
 
 
 def position_key(board: chess.Board) -> Hashable:
-    """The key of §9: placement, side to move, clean castling rights, legal en passant.
+    """The key of docs/reference/chespel.md#opening: placement, side to move, clean castling rights,
+    legal en passant.
 
     A tuple of ints only (-1 for no en passant cell), so that its hash, and with it the
     transposition table's layout, is the same in every run.
@@ -87,7 +93,7 @@ def position_key(board: chess.Board) -> Hashable:
 
 
 def placement_flags(board: chess.Board) -> int:
-    """Root castling flags from the placement test of §8.6."""
+    """Root castling flags from the placement test of docs/reference/chespel.md#castling."""
     flags = 0
     for color, home, king_bit, queen_bit in (
         (chess.WHITE, 0, WHITE_KING_SIDE, WHITE_QUEEN_SIDE),

@@ -1,4 +1,5 @@
-"""The REPL and play mode of §10.3–§10.8."""
+"""The REPL and play mode of docs/reference/chespel.md#repl-commands and
+docs/reference/chespel.md#the-engine."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ PLAY_HELP = """in a game:
 
 
 class Output:
-    """Line-oriented standard output, flushed after every line (§10.8)."""
+    """Line-oriented standard output, flushed after every line
+    (docs/reference/chespel.md#the-engine)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -61,7 +63,7 @@ class EndOfInput(Exception):
 
 
 def input_lines(stream: TextIO) -> Iterator[str]:
-    """The non-empty input lines, stripped (§10.1)."""
+    """The non-empty input lines, stripped (docs/reference/chespel.md#the-engine)."""
     for raw in stream:
         line = raw.strip()
         if line:
@@ -112,7 +114,8 @@ class Repl:
                 self.command(word, rest, line)
             except EndOfInput:
                 return None
-            except Exception as exc:  # the engine never shows a traceback (§10.1)
+            # the engine never shows a traceback (docs/reference/chespel.md#the-engine)
+            except Exception as exc:
                 self.out.line(f"error: internal error: {exc}")
 
     def command(self, word: str, rest: str, line: str) -> None:
@@ -155,7 +158,8 @@ class Repl:
             return None
 
     def limits(self) -> Limits:
-        """The REPL budget: `maxTime` from when the command was read (§11.8)."""
+        """The REPL budget: `maxTime` from when the command was read
+        (docs/reference/chespel.md#the-search)."""
         return Limits(budget=self.program.max_time)
 
     # ------------------------------------------------------------------ outputs
@@ -197,7 +201,7 @@ class Repl:
     def engine_move(self, game: Game) -> bool:
         """Items 1–6 of the `{FEN}` command; plays the move in `game`. False: no move."""
         # The move is chosen first, so that errors met by the search (reported once per
-        # process) come before the command's output (§10.7).
+        # process) come before the command's output (docs/reference/chespel.md#repl-commands).
         choice = self.engine.choose(game, self.limits(), self.read_at)
         self.show_position(game, False)
         if choice.move is None:

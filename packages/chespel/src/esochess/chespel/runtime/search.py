@@ -1,6 +1,6 @@
-"""The search of §11 with the selectivity of issue 17: iterative deepening, aspiration
-windows, principal-variation search, null-move pruning, late-move reductions, check
-extension, killers and history, mate-distance pruning, and a quiescence search over
+"""The search of docs/reference/chespel.md#the-search with the selectivity of issue 17: iterative
+deepening, aspiration windows, principal-variation search, null-move pruning, late-move reductions,
+check extension, killers and history, mate-distance pruning, and a quiescence search over
 pseudo-legal captures (legality checked when a move is played) with static-exchange and
 delta pruning and transposition-table probes.
 
@@ -101,7 +101,8 @@ class Searcher:
         self.resize(program.hash_size if hash_size is None else hash_size)
 
     def resize(self, hash_size: int) -> None:
-        """Set the table size in MiB (§2.2: hashSize × 4096 entries) and clear everything."""
+        """Set the table size in MiB (docs/reference/chespel.md#search: hashSize × 4096 entries) and
+        clear everything."""
         self.capacity = hash_size * 4096
         self.clear()
 
@@ -118,8 +119,9 @@ class Searcher:
                on_iteration: Callable[[Iteration], None] | None = None) -> SearchResult:
         """Search `board` (which must have a legal move) and return the chosen move.
 
-        `history` holds the keys of the game's earlier positions (repetitions, §11.4);
-        `start` is when the command was read (time.monotonic), for the budget.
+        `history` holds the keys of the game's earlier positions (repetitions,
+        docs/reference/chespel.md#the-search); `start` is when the command was read
+        (time.monotonic), for the budget.
         """
         self.board = board.copy(stack=False)
         self.root_flags = flags
@@ -204,8 +206,9 @@ class Searcher:
                         score = -self._negamax(depth - 1, -beta, -alpha, 1, flags | bit, True)
             except SearchStopped:
                 # Once the first root move (the previous best) is fully searched, a later
-                # move that scored strictly better replaces it (§11.8); in the first
-                # iteration the best fully searched move is played.
+                # move that scored strictly better replaces it
+                # (docs/reference/chespel.md#the-search); in the first iteration the best fully
+                # searched move is played.
                 if index > 0 and best > original_alpha:
                     result.move, result.score = moves[best_index], best
                 raise

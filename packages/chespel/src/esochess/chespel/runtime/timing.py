@@ -1,4 +1,5 @@
-"""Time management (issue 17's decision, replacing the fixed 50 % rule of §11.8).
+"""Time management (issue 17's decision, replacing the fixed 50 % rule of
+docs/reference/chespel.md#the-search).
 
 A search has a hard deadline, its budget less 20 ms for answering. Another iteration is
 started only when the last one's time multiplied by the observed branching factor still
@@ -34,7 +35,7 @@ class Limits:
 
     @property
     def stops_at_mate(self) -> bool:
-        """Whether a proven mate ends the search early (§11.5)."""
+        """Whether a proven mate ends the search early (docs/reference/chespel.md#the-search)."""
         return not (self.infinite or self.depth is not None or self.nodes is not None)
 
     @property

@@ -1,4 +1,5 @@
-"""UCI mode (§10.9): protocol lines on standard output, the search in a background thread.
+"""UCI mode (docs/reference/chespel.md#uci): protocol lines on standard output, the search in a
+background thread.
 
 The reader (the thread that calls `UciSession.run`) never waits for a search: `isready`,
 `stop` and `quit` are answered at once in every state. While a search runs, every other
@@ -129,7 +130,7 @@ class UciSession:
                     self._pending.append((word, rest, line, start, event))
                     return True
             self.command(word, rest, line, start, event)
-        except Exception as exc:  # never a traceback (§10.1)
+        except Exception as exc:  # never a traceback (docs/reference/chespel.md#the-engine)
             self.out.line(f"info string error: internal error: {exc}")
         return True
 
@@ -298,7 +299,7 @@ class UciSession:
                 word, rest, line, queued_at, queued_event = self._pending.popleft()
             try:
                 self.command(word, rest, line, queued_at, queued_event)
-            except Exception as exc:  # never a traceback (§10.1)
+            except Exception as exc:  # never a traceback (docs/reference/chespel.md#the-engine)
                 self.out.line(f"info string error: internal error: {exc}")
 
     def _done(self, event: threading.Event) -> None:
@@ -322,7 +323,7 @@ class UciSession:
             if limits.infinite:
                 stop.wait()
             self.out.line(f"bestmove {choice.move.uci() if choice.move else '0000'}")
-        except Exception as exc:  # never a traceback (§10.1)
+        except Exception as exc:  # never a traceback (docs/reference/chespel.md#the-engine)
             self.out.line(f"info string error: internal error: {exc}")
             self.out.line("bestmove 0000")
         finally:

@@ -1,4 +1,5 @@
-"""Num arithmetic in milli-units, string forms of values, and the run-time error (§3, §5)."""
+"""Num arithmetic in milli-units, string forms of values, and the run-time error
+(docs/reference/chespel.md#classes and docs/reference/chespel.md#operators)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ NUM_MAX = 10_000_000
 
 
 class ChespelRuntimeError(Exception):
-    """A run-time error of a Chespel program, at the position of the failing operator (§5.4)."""
+    """A run-time error of a Chespel program, at the position of the failing operator
+    (docs/reference/chespel.md#run-time-errors)."""
 
     def __init__(self, line: int, column: int, message: str) -> None:
         super().__init__(message)
@@ -48,7 +50,8 @@ def num_div(a: int, b: int, line: int, column: int) -> int:
 
 
 def format_num(value: int) -> str:
-    """Canonical Num form (§5.3): `10`, `0.25`, `-3.5`, never `-0`."""
+    """Canonical Num form (docs/reference/chespel.md#string-forms): `10`, `0.25`, `-3.5`, never
+    `-0`."""
     sign = "-" if value < 0 else ""
     whole, frac = divmod(abs(value), 1000)
     if frac == 0:
@@ -57,16 +60,18 @@ def format_num(value: int) -> str:
 
 
 def format_signed(value: int) -> str:
-    """Canonical Num form with a leading `+` when positive (justification lines, §8.7)."""
+    """Canonical Num form with a leading `+` when positive (justification lines,
+    docs/reference/chespel.md#justification-lines)."""
     text = format_num(value)
     return "+" + text if value > 0 else text
 
 
 TYPE_NAMES = ("", "pawn", "knight", "bishop", "rock", "queen", "king")
-"""Long type names indexed by python-chess piece type (§0.4 #5)."""
+"""Long type names indexed by python-chess piece type (docs/reference/chespel.md #5)."""
 
 TYPE_VALUES = (0, 1000, 3000, 3000, 5000, 9000, 0)
-"""Type values in milli-units indexed by python-chess piece type (§4.7)."""
+"""Type values in milli-units indexed by python-chess piece type
+(docs/reference/chespel.md#lib-type)."""
 
 TYPE_LETTERS = ("", "P", "N", "B", "R", "Q", "K")
 """Upper-case type letters indexed by python-chess piece type (Piece string form)."""

@@ -1,4 +1,5 @@
-"""The checker (§2–§9, §13.1): names, types, narrowing, selectors, overloads, purity and
+"""The checker (docs/reference/gambit.md#declarations and docs/reference/gambit.md#notations,
+docs/reference/gambit.md#diagnostics): names, types, narrowing, selectors, overloads, purity and
 notations, over the whole program before anything runs.
 
 `check(program)` returns an `Analysis` (analysis.py): the symbol tables plus typed side

@@ -71,7 +71,8 @@ class BodyCore:
 
     def declare_local(self: BodyLike, name: str, t: T.Type, pos: A.Pos, *, slot: int | None = None,
                       readonly: bool = False, allow_value: bool = False) -> int:  # fmt: skip
-        """Declare a local (reporting shadowing, §2.9) and return its slot."""
+        """Declare a local (reporting shadowing, docs/reference/gambit.md#scopes) and return its
+        slot."""
         if name in ("wins", "loses"):
             self.err(pos, f"'{name}' cannot name a local")
         elif self.lookup(name) is not None:
@@ -93,7 +94,7 @@ class BodyCore:
 
     @property
     def pure(self: BodyLike) -> bool:
-        """True inside a pure context (§8.1)."""
+        """True inside a pure context (docs/reference/gambit.md#purity)."""
         return bool(self.pure_stack) or self.ctx.kind in ("fn", "trait", "default", "notation")
 
     def label(self: BodyLike) -> str:

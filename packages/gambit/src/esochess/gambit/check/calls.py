@@ -1,4 +1,5 @@
-"""Call rules: values, built-ins, constructors and overload sets with their cells (§7.5)."""
+"""Call rules: values, built-ins, constructors and overload sets with their cells
+(docs/reference/gambit.md#overloads)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ from esochess.gambit.resolver import (
 
 
 class CallRules:
-    """Call rules: values, built-ins, constructors and overload sets with their cells (§7.5)."""
+    """Call rules: values, built-ins, constructors and overload sets with their cells
+    (docs/reference/gambit.md#overloads)."""
 
     def call(self: BodyLike, e: A.Call, expected: T.Type | None, statement: bool) -> T.Type:
         """Check a call: local value, overload set, built-in, or constructor."""
@@ -75,7 +77,8 @@ class CallRules:
         return out
 
     def value_call(self: BodyLike, e: A.Call, ft: T.Type, f: A.Name | None) -> T.Type:
-        """Check a call of a Function or Procedure value (§7.9)."""
+        """Check a call of a Function or Procedure value
+        (docs/reference/gambit.md#functions-and-procedures)."""
         if f is not None:
             self.ex(f, None)
         if ft not in (T.FUNCTION, T.PROCEDURE) and not isinstance(ft, T.ErrT):
@@ -89,7 +92,7 @@ class CallRules:
         return T.ANY
 
     def builtin_call(self: BodyLike, e: A.Call, name: str) -> T.Type:
-        """Check a built-in call (§12)."""
+        """Check a built-in call (docs/reference/gambit.md#built-ins)."""
         b = B.BUILTINS[name]
         if B.Effect.PRINTS in b.effects:
             self.impure(e.pos, "print")
@@ -147,7 +150,7 @@ class CallRules:
             self.pure_stack, self.ctx.kind = saved[0], kind
 
     def ctor(self: BodyLike, e: A.Call, name: str) -> T.Type:
-        """Check an entity or struct constructor call (§4.11)."""
+        """Check an entity or struct constructor call (docs/reference/gambit.md#expressions)."""
         if name == "Player":
             self.err(e.pos, "players are created by the runtime")
             raise Stop()
@@ -198,7 +201,8 @@ class CallRules:
         return T.EntityT(name)
 
     def overload_call(self: BodyLike, e: A.Call, name: str) -> T.Type:
-        """Check a call of an overload set, including its cells (§7.5)."""
+        """Check a call of an overload set, including its cells
+        (docs/reference/gambit.md#overloads)."""
         fs = self.sym.funcs[name]
         n = len(e.args)
         group = [f for f in fs if len(f.params) == n]
@@ -289,7 +293,8 @@ class CallRules:
         """Report the first cell a call reaches with no or no least overload."""
         info = self.pc.overload_set(name, len(group[0].params))
         if info is None:
-            # No entity positions: overloads of one arity are identical (§7.1 rule 3).
+            # No entity positions: overloads of one arity are identical
+            # (docs/reference/gambit.md#overloads rule 3).
             return
         cells, matches, positions, members = info.cells, info.matches, info.positions, info.group
         if members != group:

@@ -91,7 +91,7 @@ def sel_text(bc: BodyLike, e: A.Expr) -> str:
 
 
 def zero_missing(sym: Symbols, t: T.Type) -> bool:
-    """True when a type has no zero value (§3.12)."""
+    """True when a type has no zero value (docs/reference/gambit.md#zero-values)."""
     if t in (T.INT, T.NUM, T.BOOL, T.STR, T.ANY) or T.contains_none(t):
         return False
     if isinstance(t, T.ListT):

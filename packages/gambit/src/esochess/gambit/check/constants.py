@@ -1,4 +1,5 @@
-"""Constant evaluation of selector entries and patterns, for overload cells (§7.5)."""
+"""Constant evaluation of selector entries and patterns, for overload cells
+(docs/reference/gambit.md#overloads)."""
 
 from __future__ import annotations
 
@@ -108,7 +109,8 @@ def const_entry(pc: ProgramLike, e: A.Entry, p: PropInfo, v: Any) -> bool:
 
 
 def constant_entries(bc: BodyLike, sel: A.Selector) -> A.Selector:
-    """Keep only entries on fixed properties with constant values (§7.5)."""
+    """Keep only entries on fixed properties with constant values
+    (docs/reference/gambit.md#overloads)."""
     keep = []
     for en in sel.entries:
         p = bc.sym.prop(en.prop, (sel.entity,))

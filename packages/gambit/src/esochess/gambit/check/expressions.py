@@ -164,7 +164,7 @@ class ExpressionRules:
         assert_never(e)
 
     def choose(self: BodyLike, e: A.Choose) -> T.Type:
-        """Check a choose expression (§10.2)."""
+        """Check a choose expression (docs/reference/gambit.md#choose)."""
         self.impure(e.pos, "use 'choose'")
         self.pc.out.choosers.add(self.ctx.name)
         pt = self.ex(e.player, T.EntityT("Player"))
@@ -219,7 +219,7 @@ class ExpressionRules:
         return T.ListT(elem)
 
     def name(self: BodyLike, e: A.Name, expected: T.Type | None) -> T.Type:
-        """Resolve and type a bare name (§2.9)."""
+        """Resolve and type a bare name (docs/reference/gambit.md#scopes)."""
         loc = self.lookup(e.name)
         if loc is not None:
             self.an.resolved[e] = LocalRef(loc.slot)
@@ -260,7 +260,7 @@ class ExpressionRules:
         raise Stop()
 
     def enum_member(self: BodyLike, name: str, expected: T.Type | None, pos: A.Pos) -> EnumVal:
-        """Resolve a bare enum member by the expected type (§3.2)."""
+        """Resolve a bare enum member by the expected type (docs/reference/gambit.md#enum)."""
         cands = self.sym.members[name]
         if expected is not None:
             want = T.enums_of(T.strip_none(expected)) if expected != T.ANY else None
@@ -283,7 +283,8 @@ class ExpressionRules:
         raise Stop()
 
     def static_read(self: BodyLike, p: PropInfo, pos: A.Pos) -> None:
-        """Report a read that a static default may not make (§2.6.5)."""
+        """Report a read that a static default may not make
+        (docs/reference/gambit.md#properties)."""
         if self.ctx.static and p.kind != "fixed":
             self.err(pos, f"{self.label()} must be static: it reads {p.kind} property "
                      f"'{p.name}'")  # fmt: skip
@@ -368,7 +369,8 @@ class ExpressionRules:
         raise Stop()
 
     def notation_lit(self: BodyLike, e: A.NotationLit, expected: T.Type | None) -> T.Type:
-        """Choose the notation of a literal from its candidates and context (§9.6)."""
+        """Choose the notation of a literal from its candidates and context
+        (docs/reference/gambit.md#notations)."""
         import re
 
         cands = [n for n in self.sym.notations if re.fullmatch(n.regex, e.text)]

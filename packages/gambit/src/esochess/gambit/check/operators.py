@@ -40,7 +40,7 @@ class OperatorRules:
         raise Stop()
 
     def arith(self: BodyLike, op: str, a: T.Type, b: T.Type, pos: A.Pos) -> T.Type:
-        """The result type of an arithmetic operation (§4.3)."""
+        """The result type of an arithmetic operation (docs/reference/gambit.md#expressions)."""
         if isinstance(a, T.ErrT) or isinstance(b, T.ErrT):
             return T.ERR
         if T.ANY in (a, b):

@@ -1,4 +1,4 @@
-"""Pattern and selector rules (§6), including constant entries."""
+"""Pattern and selector rules (docs/reference/gambit.md#selectors), including constant entries."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from esochess.gambit.resolver import (
 
 
 class PatternRules:
-    """Pattern and selector rules (§6), including constant entries."""
+    """Pattern and selector rules (docs/reference/gambit.md#selectors), including constant
+    entries."""
 
     def pattern(self: BodyLike, p: A.Pattern, subject: T.Type) -> T.Type | None:
         """Check a pattern against a subject type; return the narrowed type if any."""
@@ -65,7 +66,8 @@ class PatternRules:
         return None
 
     def selector(self: BodyLike, s: A.Selector, *, pattern: bool, param: bool = False) -> None:
-        """Check a selector's entries (§6.2, §6.7 for parameters)."""
+        """Check a selector's entries (docs/reference/gambit.md#selectors and
+        docs/reference/gambit.md#selector-parameters for parameters)."""
         if self.ctx.static and not pattern:
             self.err(s.pos, f"{self.label()} must be static: it evaluates a selector")
         for en in s.entries:

@@ -1,4 +1,5 @@
-"""The program checker (§2–§9): properties, functions, overload sets and notations."""
+"""The program checker (docs/reference/gambit.md#declarations and
+docs/reference/gambit.md#notations): properties, functions, overload sets and notations."""
 
 from __future__ import annotations
 
@@ -146,7 +147,7 @@ class ProgramChecker:
         return f.ret
 
     def set_ret(self, name: str, fs: list[FuncInfo]) -> T.Type:
-        """The return type of an overload set (§7.1 rule 2)."""
+        """The return type of an overload set (docs/reference/gambit.md#overloads rule 2)."""
         for f in fs:
             if f.declared_ret is not None:
                 return f.declared_ret
@@ -181,7 +182,8 @@ class ProgramChecker:
 
     # ----------------------------------------------------------- overload sets
     def overload_rules(self, name: str, fs: list[FuncInfo]) -> None:
-        """Check the declaration rules of §7.1 for one overload set."""
+        """Check the declaration rules of docs/reference/gambit.md#overloads for one overload
+        set."""
         if len(fs) < 2:
             return
         first = fs[0]
@@ -237,7 +239,8 @@ class ProgramChecker:
                     return
 
     def overload_set(self, name: str, arity: int) -> CellAnalysis | None:
-        """Cells and per-overload match sets for a set's entity positions (§7.5)."""
+        """Cells and per-overload match sets for a set's entity positions
+        (docs/reference/gambit.md#overloads)."""
         key = (name, arity)
         if key in self.set_cache:
             return self.set_cache[key]
@@ -299,7 +302,8 @@ class ProgramChecker:
                 for combo in itertools.product(*per)]  # fmt: skip
 
     def prop_atoms(self, p: PropInfo) -> list[Any]:
-        """One representative value per atom of a property's domain (§7.5 step 2)."""
+        """One representative value per atom of a property's domain
+        (docs/reference/gambit.md#overloads step 2)."""
         t = p.type
         out: list[Any] = []
         if T.contains_none(t):

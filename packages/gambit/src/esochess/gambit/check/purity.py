@@ -1,4 +1,5 @@
-"""Static functions (§2.6.5) and endless loops: whole-body walks over the analysis."""
+"""Static functions (docs/reference/gambit.md#properties) and endless loops: whole-body walks over
+the analysis."""
 
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ from esochess.gambit.resolver import (
 def static_function_names(sym: Symbols, an: Analysis, *, strict: bool) -> set[str]:
     """Function sets whose bodies (transitively) read no state and no traits.
 
-    `strict` is the rule for property defaults (§2.6.5): no selectors, no instance lists and
-    no notations either. Otherwise instance lists and static selectors are allowed: such a
-    function depends only on its arguments and the set of instances.
+    `strict` is the rule for property defaults (docs/reference/gambit.md#properties): no selectors,
+    no instance lists and no notations either. Otherwise instance lists and static selectors are
+    allowed: such a function depends only on its arguments and the set of instances.
     """
     reads: set[str] = set()
     calls: dict[str, set[str]] = {}

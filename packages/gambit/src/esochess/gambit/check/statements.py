@@ -35,7 +35,8 @@ class StatementRules:
     """Statement rules: declarations, assignment, control flow, returns and narrowing."""
 
     def stmt(self: BodyLike, s: A.Stmt) -> bool:
-        """Check a statement; True when it always terminates (§5.11)."""
+        """Check a statement; True when it always terminates
+        (docs/reference/gambit.md#statements)."""
         try:
             return self._stmt(s)
         except Stop:
@@ -156,7 +157,7 @@ class StatementRules:
         return None
 
     def ret(self: BodyLike, s: A.Return) -> bool:
-        """Check a return statement (§5.9)."""
+        """Check a return statement (docs/reference/gambit.md#statements)."""
         declared = self.ctx.declared_ret
         if self.ctx.kind == "notation":
             if s.value is not None:
@@ -182,7 +183,8 @@ class StatementRules:
         return True
 
     def if_stmt(self: BodyLike, s: A.If) -> bool:
-        """Check an if statement with its narrowing (§3.14); True when it terminates."""
+        """Check an if statement with its narrowing (docs/reference/gambit.md#narrowing); True when
+        it terminates."""
         saved = dict(self.narrow)
         all_term = True
         else_narrow: dict[int, T.Type] = {}
@@ -202,7 +204,8 @@ class StatementRules:
             self.narrow = saved
             return all_term
         if all_term:
-            # `if c == none: return` narrows the rest of the block (§3.14).
+            # `if c == none: return` narrows the rest of the block
+            # (docs/reference/gambit.md#narrowing).
             self.narrow = dict(saved)
             self.narrow.update(else_narrow)
             return False
@@ -253,7 +256,7 @@ class StatementRules:
         return {}, {}
 
     def assign(self: BodyLike, s: A.Assign) -> None:
-        """Check an assignment, which may declare a local (§5.2)."""
+        """Check an assignment, which may declare a local (docs/reference/gambit.md#statements)."""
         tgt = s.target
         if isinstance(tgt, A.Name) and s.op == "=":
             loc = self.lookup(tgt.name)

@@ -138,7 +138,7 @@ class CompilerCore:
         return with_callers(seed, self.ck.call_graph)
 
     def zero(self: CompilerLike, t: T.Type) -> Any:
-        """The zero value of a type (§3.12), or UNSET."""
+        """The zero value of a type (docs/reference/gambit.md#zero-values), or UNSET."""
         if t == T.INT:
             return 0
         if t == T.NUM:

@@ -243,7 +243,7 @@ class CallRules:
         return make
 
     def entity_ctor(self: CompilerLike, e: A.Call, name: str) -> Ev:
-        """Compile an entity constructor call (§10.1)."""
+        """Compile an entity constructor call (docs/reference/gambit.md#the-game)."""
         given = [(a.name, self.expr(a.value)) for a in e.args if a.name is not None]
         unary = [p for p in self.props if p.params == (name,) and p.kind in ("fixed", "state")]
         pos = e.pos
@@ -271,7 +271,8 @@ class CallRules:
         return create
 
     def notation_lit(self: CompilerLike, e: A.NotationLit) -> Ev:
-        """Compile a notation literal: run its body each time (§9.7)."""
+        """Compile a notation literal: run its body each time
+        (docs/reference/gambit.md#notations)."""
         import re
 
         ref = self.an.resolved[e]
@@ -294,7 +295,8 @@ class CallRules:
             try:
                 v = m.call(code, [init(m, L), *groups], pos)
             except RunError as err:
-                # Reported at the literal, with a note into the notation body (§9.7).
+                # Reported at the literal, with a note into the notation body
+                # (docs/reference/gambit.md#notations).
                 moved = RunError(pos, err.message)
                 moved.notes = [(err.pos, f"in the notation for {info.type_name}"), *err.notes]
                 raise moved from None

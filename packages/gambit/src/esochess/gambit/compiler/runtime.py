@@ -30,7 +30,8 @@ from esochess.gambit.values import (
 
 
 def truthy(v: Any) -> bool:
-    """A condition's truth: bool, or an optional that is not none (§5.5)."""
+    """A condition's truth: bool, or an optional that is not none
+    (docs/reference/gambit.md#statements)."""
     return v is not None and v is not False
 
 
@@ -111,7 +112,8 @@ def dispatch(
     m: Machine, name: str, group: list[Overload], vals: list[Any], pos: A.Pos, *,
     strict: bool, trace: bool = False,
 ) -> Code:  # fmt: skip
-    """§7.4: the least applicable overload (group is sorted most specific first).
+    """docs/reference/gambit.md#overloads: the least applicable overload (group is sorted most
+    specific first).
 
     `strict` is for calls through Function/Procedure values, which the checker cannot see:
     argument types are tested and an ambiguity is a run-time error.
