@@ -190,8 +190,7 @@ def compile_query(
     except RecursionError:
         # Every stage after the LALR parse recurses over the tree.
         raise SourceError(path, 1, 1, "the query is nested too deeply") from None
-    # Skipping a game must not change persistent values or message lines
-    # (docs/reference/cql.md#evaluation-model).
+    # Skipping a game must not change persistent values or message lines (§2.5).
     effects = bool(checked.persistent) or _uses(body, ast.Emit)
     prefilters = [] if effects else [compiler.test(e) for e in body if _tag_only(e)]
     assigned_slots = {
@@ -256,7 +255,7 @@ def build_model(game: chess.pgn.Game, variations: bool) -> GameModel:
 
 
 def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOutcome:
-    """Evaluate one game (docs/reference/cql.md#evaluation-model steps 2-5).
+    """Evaluate one game (spec §2.5 steps 2-5).
 
     The game is read with the light model (no GameNode tree; header prefilter first). A
     matched game's tree for output is built from the light nodes, or re-read with
