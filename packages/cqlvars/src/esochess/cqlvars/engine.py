@@ -254,7 +254,33 @@ def build_model(game: chess.pgn.Game, variations: bool) -> GameModel:
     return GameModel(game.headers, game.board(), parents, moves, comments)
 
 
+def skipped_game(item: GameText, problem: str, line: int | None = None) -> GameOutcome:
+    """The outcome of a game that cannot be read: reported with file, line and number."""
+    where = item.line if line is None else line
+    return GameOutcome(
+        item.number,
+        error=f"{item.path}:{where}: game {item.number}: error: {problem} (game skipped)",
+    )
+
+
 def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOutcome:
+    """Evaluate one game; a game that cannot be read or written is reported and skipped.
+
+    Nothing a game holds may end the run: whatever python-chess or the renderer raises
+    while this game is read, evaluated or written costs this game only.
+    """
+    if item.problem is not None:
+        line, message = item.problem
+        return skipped_game(item, message, line)
+    try:
+        return _run_game(compiled, item, state)
+    except RecursionError:
+        return skipped_game(item, "the game is nested too deeply")
+    except Exception as exc:  # noqa: BLE001 - per-game isolation (see above)
+        return skipped_game(item, f"{type(exc).__name__}: {exc}")
+
+
+def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOutcome:
     """Evaluate one game (spec §2.5 steps 2-5).
 
     The game is read with the light model (no GameNode tree; header prefilter first). A
@@ -263,9 +289,11 @@ def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOu
     """
     variations = compiled.variations
     number = item.number
+    text = _GameLines(item)
     game: LightGame | None = chess.pgn.read_game(
-        io.StringIO(item.text),
+        text,
         Visitor=lambda: _Reader(
+            text,
             variations=variations,
             comments=True,
             prefilter=lambda headers: compiled.prefilter(headers, number),
@@ -282,10 +310,7 @@ def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOu
     elif game.error is not None:
         problem = str(game.error)
     if problem is not None:
-        return GameOutcome(
-            number,
-            error=f"{item.path}:{item.line}: game {number}: error: {problem} (game skipped)",
-        )
+        return skipped_game(item, problem, text.error_line)
     model = LightModel(game)
     slots: list[Any] = [None] * compiled.slot_count
     for slot, value in compiled.assigned_slots.items():
@@ -357,8 +382,12 @@ def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOu
     else:
         # Variations out of scope were skipped, but the output keeps them
         # (docs/reference/cql.md#output).
-        reread = chess.pgn.read_game(io.StringIO(item.text))
+        text = _GameLines(item)
+        reread = chess.pgn.read_game(text, Visitor=lambda: _Builder(text))
         assert reread is not None  # the light reader found this very game
+        if reread.errors:
+            # A bad variation the query did not look at: the game is still not writable.
+            return skipped_game(item, f"in a variation: {reread.errors[0]}", text.error_line)
         pgn = render_game(
             reread,
             variations=variations,
@@ -378,8 +407,63 @@ def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOu
     )
 
 
+class _GameLines(io.StringIO):
+    """A game's text for python-chess, counting lines so an error can name its line."""
+
+    def __init__(self, item: GameText) -> None:
+        super().__init__(item.text)
+        self.read = 0
+        # `item.line` is the first line holding content; the text may start with blanks.
+        leading = 0
+        for line in item.text.split("\n"):
+            if line and not line.isspace() and not line.startswith(("%", ";")):
+                break
+            leading += 1
+        self.offset = item.line - leading - 1
+        self.leading = leading
+        self.error_line: int | None = None
+
+    def readline(self, size: int | None = -1) -> str:
+        """The next line, counted."""
+        line = super().readline(-1 if size is None else size)
+        if line:
+            self.read += 1
+        return line
+
+    def mark_error(self, in_headers: bool) -> None:
+        """Remember where the game's first error is: the line being read, or the game's
+        first line for an error in the tags (python-chess finds those after the tags)."""
+        if self.error_line is None:
+            self.error_line = self.offset + (1 + self.leading if in_headers else self.read)
+
+
+class _Builder(chess.pgn.GameBuilder):
+    """python-chess's GameBuilder, noting the line of the first error."""
+
+    def __init__(self, lines: _GameLines) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def handle_error(self, error: Exception) -> None:
+        """Note the line, then record the error as GameBuilder does."""
+        self.lines.mark_error(self.game.ply() == 0 and not self.game.variations)
+        super().handle_error(error)
+
+
 class _Reader(LightVisitor):
-    """The light reader, plus GameBuilder's rule that a movetext result fills in `*`."""
+    """The light reader, plus GameBuilder's rule that a movetext result fills in `*`.
+
+    It also notes the line of the game's first error.
+    """
+
+    def __init__(self, lines: _GameLines, **options: Any) -> None:
+        super().__init__(**options)
+        self.lines = lines
+
+    def handle_error(self, error: Exception) -> None:
+        """Note the line, then record the error as the light reader does."""
+        self.lines.mark_error(not self.game.nodes)
+        super().handle_error(error)
 
     def visit_result(self, result: str) -> None:
         """Like GameBuilder: the movetext result replaces a missing or `*` Result tag."""

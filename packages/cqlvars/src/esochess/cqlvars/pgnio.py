@@ -14,10 +14,11 @@ import gzip
 import io
 import lzma
 import os
+import stat
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
 import chess.pgn
 import zstandard
@@ -26,6 +27,10 @@ import zstandard
 #whichever comes first.
 MAX_PARTITION_GAMES = 256
 MAX_PARTITION_BYTES = 4 * 1024 * 1024
+#: Longest input line and longest game kept in memory: a longer one is a problem of its game
+#: (reported and skipped), and memory stays bounded whatever the input holds.
+MAX_LINE_BYTES = 1024 * 1024
+MAX_GAME_BYTES = 16 * 1024 * 1024
 
 STDIN = "-"
 _BOM = b"\xef\xbb\xbf"
@@ -54,6 +59,9 @@ class GameText:
     path: str
     line: int
     text: str
+    #: (line, message) when the split itself found the game unreadable (an unclosed
+    #: comment, an over-long line): the game is reported and skipped.
+    problem: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,8 @@ class Partition:
     lines: tuple[int, ...]
     file_index: int = 0
     end_pos: int = 0
+    #: (index in the partition, line, message) of every game the split found unreadable.
+    problems: tuple[tuple[int, int, str], ...] = ()
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -86,9 +96,10 @@ class Partition:
     def games(self) -> Iterator[GameText]:
         """Decode the partition back into its games, in order."""
         bounds = (*self.starts, len(self.data))
+        problems = {index: (line, message) for index, line, message in self.problems}
         for i, line in enumerate(self.lines):
             raw = self.data[bounds[i] : bounds[i + 1]]
-            yield GameText(self.first_number + i, self.path, line, _decode(raw))
+            yield GameText(self.first_number + i, self.path, line, _decode(raw), problems.get(i))
 
 
 def _decode(raw: bytes) -> str:
@@ -114,6 +125,9 @@ def open_binary(path: str) -> tuple[IO[bytes], IO[bytes]]:
     except OSError as exc:
         raise InputError(path, exc.strerror or str(exc)) from None
     lower = path.lower()
+    if is_compressed(path) and _empty_file(raw):
+        raw.close()
+        raise InputError(path, "empty file: not a complete compressed stream")
     stream: IO[bytes]
     if lower.endswith(".gz"):
         stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
@@ -129,9 +143,59 @@ def open_binary(path: str) -> tuple[IO[bytes], IO[bytes]]:
 
 
 def _open_zstd(raw: IO[bytes]) -> IO[bytes]:
-    # read_across_frames: lichess dumps and `zstd -T0` output can hold several frames.
-    reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    return io.BufferedReader(reader, buffer_size=1 << 20)
+    return io.BufferedReader(_ZstdFrames(raw), buffer_size=1 << 20)
+
+
+class _ZstdFrames(io.RawIOBase):
+    """Every frame of a zstd stream in turn; a stream that ends inside a frame is an error.
+
+    (zstandard's `stream_reader` returns a cut-off last frame as if it were complete.)
+    Lichess dumps and `zstd -T0` output hold several frames.
+    """
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__()
+        self._raw = raw
+        self._maker = zstandard.ZstdDecompressor()
+        self._frame = self._maker.decompressobj()
+        self._in_frame = False
+        self._out = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._out:
+            chunk = self._raw.read(1 << 16)
+            if not chunk:
+                if self._in_frame:
+                    raise EOFError("compressed file ended before the end of its last frame")
+                return 0
+            self._out = self._feed(chunk)
+        size = min(len(buffer), len(self._out))
+        buffer[:size] = self._out[:size]
+        self._out = self._out[size:]
+        return size
+
+    def _feed(self, chunk: bytes) -> bytes:
+        out = []
+        while chunk:
+            self._in_frame = True
+            out.append(self._frame.decompress(chunk))
+            if not self._frame.eof:
+                break
+            chunk = self._frame.unused_data
+            self._frame = self._maker.decompressobj()
+            self._in_frame = False
+        return b"".join(out)
+
+
+def _empty_file(raw: IO[bytes]) -> bool:
+    try:
+        info = os.fstat(raw.fileno())
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size == 0
 
 
 def check_readable(path: str) -> None:
@@ -155,82 +219,175 @@ def input_size(path: str) -> int | None:
         return None
 
 
+_EVENT = "[Event"
+_TOKENS = chess.pgn.SKIP_MOVETEXT_REGEX
+
+
 @dataclass
 class _LineReader:
     """The `readline` handle python-chess reads through, counting lines and keeping bytes.
 
     `taken` holds the raw lines consumed since the last `cut()`, so a game's exact bytes
     (and the line its text begins on) come out of the very scan that found its end.
+
+    The reader also follows the movetext the way python-chess's game skipper does, to
+    catch what would cost later games: a comment `{` still open when a line starts with
+    `[Event` ends its game there (python-chess would read on to the next `}`), and a line
+    or a game longer than its limit is dropped from memory. Each is kept as the game's
+    `problem`.
     """
 
     stream: IO[bytes]
     path: str
+    max_line: int = MAX_LINE_BYTES
+    max_game: int = MAX_GAME_BYTES
     lineno: int = 0
     taken: list[bytes] = field(default_factory=list)
+    taken_size: int = 0
     first_line: int = 0
     at_start: bool = True
+    problem: tuple[int, str] | None = None
+    in_movetext: bool = False
+    comment_line: int = 0
+    pushed: tuple[bytes, str] | None = None
+    ended: bool = False
 
     def readline(self) -> str:
         """Return the next line decoded as python-chess expects it ('' at the end)."""
-        try:
-            raw = self.stream.readline()
-        except _READ_ERRORS as exc:
-            # A truncated or corrupt compressed stream fails here, possibly mid-file.
-            raise InputError(self.path, f"line {self.lineno + 1}: cannot read: {exc}") from None
-        if not raw:
+        if self.ended:
             return ""
-        if self.at_start:
-            self.at_start = False
-            if raw.startswith(_BOM):
-                raw = raw[len(_BOM) :]
-        self.lineno += 1
-        self.taken.append(raw)
-        text = raw.decode("utf-8", "surrogateescape")
-        if text.endswith("\r\n"):
-            text = text[:-2] + "\n"
+        if self.pushed is not None:
+            raw, text = self.pushed
+            self.pushed = None
+        else:
+            raw = self._read()
+            if not raw:
+                if self.comment_line:
+                    self._note(self.comment_line, "unclosed comment '{' at the end of the file")
+                    self.comment_line = 0
+                return ""
+            self.lineno += 1
+            text = raw.decode("utf-8", "surrogateescape")
+            if text.endswith("\r\n"):
+                text = text[:-2] + "\n"
+            if self.comment_line and text.startswith(_EVENT):
+                # End the game here; this line starts the next one.
+                self._note(
+                    self.comment_line,
+                    "unclosed comment '{' (reading resumes at the next [Event tag)",
+                )
+                self.comment_line = 0
+                self.pushed = (raw, text)
+                self.ended = True
+                return ""
+        self._keep(raw)
         if not self.first_line and not (
             text.isspace() or text.startswith("%") or text.startswith(";")
         ):
             self.first_line = self.lineno
+        self._follow(text)
         return text
 
-    def cut(self) -> tuple[bytes, int]:
-        """Return the bytes consumed since the last cut and the first content line."""
+    def _read(self) -> bytes:
+        try:
+            raw = self.stream.readline(self.max_line + 1)
+            if len(raw) > self.max_line and not raw.endswith(b"\n"):
+                self._note(self.lineno + 1, f"line longer than {self.max_line} bytes")
+                rest = raw
+                while rest and not rest.endswith(b"\n"):
+                    rest = self.stream.readline(1 << 16)
+                raw = b"%\n"  # an escape line: python-chess ignores it wherever it is
+        except _READ_ERRORS as exc:
+            # A truncated or corrupt compressed stream fails here, possibly mid-file.
+            raise InputError(self.path, f"line {self.lineno + 1}: cannot read: {exc}") from None
+        if self.at_start:
+            self.at_start = False
+            if raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+        return raw
+
+    def _keep(self, raw: bytes) -> None:
+        self.taken_size += len(raw)
+        if self.taken_size > self.max_game:
+            self._note(self.first_line or self.lineno, f"game longer than {self.max_game} bytes")
+            self.taken = [b"%\n"]
+            return
+        self.taken.append(raw)
+
+    def _note(self, line: int, message: str) -> None:
+        if self.problem is None:
+            self.problem = (line, message)
+
+    def _follow(self, text: str) -> None:
+        """Track comments in the movetext like python-chess's skipper (headers first)."""
+        if "\x00" in text:
+            self._note(self.lineno, "NUL byte in the game (binary data?)")
+        if not self.in_movetext:
+            if text.isspace() or text.startswith(("[", "%", ";")):
+                return
+            self.in_movetext = True
+        if not self.comment_line and text.startswith("%"):
+            return
+        for match in _TOKENS.finditer(text):
+            token = match.group(0)
+            if token == "{":
+                if not self.comment_line:
+                    self.comment_line = self.lineno
+            elif token == "}":
+                self.comment_line = 0
+            elif not self.comment_line:  # ";": the rest of the line is a comment
+                break
+
+    def cut(self) -> tuple[bytes, int, tuple[int, str] | None]:
+        """Return the bytes consumed since the last cut, the first content line, the problem."""
         data = b"".join(self.taken)
-        first = self.first_line
+        result = (data, self.first_line, self.problem)
         self.taken = []
+        self.taken_size = 0
         self.first_line = 0
-        return data, first
+        self.problem = None
+        self.in_movetext = False
+        self.comment_line = 0
+        self.ended = False
+        return result
 
 
-def scan_file(path: str, first_number: int = 1) -> Iterator[tuple[int, int, bytes, int]]:
-    """Yield (game number, first line, raw bytes, raw file position) for each game of `path`.
+Scanned = tuple[int, int, bytes, tuple[int, str] | None]
+
+
+def scan_file(
+    path: str,
+    first_number: int = 1,
+    *,
+    max_line: int = MAX_LINE_BYTES,
+    max_game: int = MAX_GAME_BYTES,
+) -> Iterator[tuple[Scanned, int]]:
+    """Yield ((number, first line, raw bytes, problem), raw file position) per game of `path`.
 
     Only game boundaries are found (python-chess `skip_game`); no move is parsed.
     """
     stream, raw = open_binary(path)
     try:
-        for number, line, data in _scan(stream, path, first_number):
-            yield number, line, data, _tell(raw)
+        for game in _scan(_LineReader(stream, path, max_line, max_game), first_number):
+            yield game, _tell(raw)
     finally:
         if path != STDIN:
             stream.close()
             raw.close()
 
 
-def _scan(stream: IO[bytes], path: str, number: int) -> Iterator[tuple[int, int, bytes]]:
-    reader = _LineReader(stream, path)
+def _scan(reader: _LineReader, number: int) -> Iterator[Scanned]:
     while chess.pgn.skip_game(reader):  # type: ignore[arg-type]  # readline is all it uses
-        data, line = reader.cut()
-        yield number, line, data
+        data, line, problem = reader.cut()
+        yield number, line, data, problem
         number += 1
 
 
 def games_in_text(path: str, text: str, first_number: int = 1) -> Iterator[GameText]:
     """The games of PGN `text` already in memory, split exactly as a file named `path` is."""
     stream = io.BytesIO(text.encode("utf-8", "surrogateescape"))
-    for number, line, data in _scan(stream, path, first_number):
-        yield GameText(number, path, line, _decode(data))
+    for number, line, data, problem in _scan(_LineReader(stream, path), first_number):
+        yield GameText(number, path, line, _decode(data), problem)
 
 
 def _tell(raw: IO[bytes]) -> int:
@@ -247,6 +404,8 @@ def partitions(
     last: int | None = None,
     max_games: int = MAX_PARTITION_GAMES,
     max_bytes: int = MAX_PARTITION_BYTES,
+    max_line: int = MAX_LINE_BYTES,
+    max_game: int = MAX_GAME_BYTES,
 ) -> Iterator[Partition]:
     """Split the files, in order, into partitions of consecutive games
     (docs/cql.md#parallel-and-compressed-input).
@@ -259,10 +418,12 @@ def partitions(
         chunks: list[bytes] = []
         starts: list[int] = []
         lines: list[int] = []
+        problems: list[tuple[int, int, str]] = []
         size = 0
         pos = 0
         part_first = 0
-        for number, line, data, pos in scan_file(path, next_number):
+        scanned = scan_file(path, next_number, max_line=max_line, max_game=max_game)
+        for (number, line, data, problem), pos in scanned:
             next_number = number + 1
             if last is not None and number > last:
                 break
@@ -270,31 +431,39 @@ def partitions(
                 continue
             if not starts:
                 part_first = number
+            if problem is not None:
+                problems.append((len(starts), *problem))
             starts.append(size)
             lines.append(line)
             chunks.append(data)
             size += len(data)
             if len(starts) >= max_games or size >= max_bytes:
-                yield _partition(path, part_first, chunks, starts, lines, index, pos)
-                chunks, starts, lines, size = [], [], [], 0
+                yield _partition(path, part_first, chunks, starts, lines, problems, index, pos)
+                chunks, starts, lines, problems, size = [], [], [], [], 0
         if starts:
-            yield _partition(path, part_first, chunks, starts, lines, index, pos)
+            yield _partition(path, part_first, chunks, starts, lines, problems, index, pos)
         if last is not None and next_number > last:
             return
 
 
 def _partition(
     path: str, first: int, chunks: list[bytes], starts: list[int], lines: list[int],
-    index: int, pos: int,
+    problems: list[tuple[int, int, str]], index: int, pos: int,
 ) -> Partition:
     return Partition(
-        path, first, lines[0], b"".join(chunks), tuple(starts), tuple(lines), index, pos
+        path, first, lines[0], b"".join(chunks), tuple(starts), tuple(lines), index, pos,
+        tuple(problems),
     )
 
 
 def iter_games(
-    paths: Sequence[str], *, first: int = 1, last: int | None = None
+    paths: Sequence[str],
+    *,
+    first: int = 1,
+    last: int | None = None,
+    max_line: int = MAX_LINE_BYTES,
+    max_game: int = MAX_GAME_BYTES,
 ) -> Iterator[GameText]:
     """Every game of the files in order (within `[first, last]`), streamed one at a time."""
-    for part in partitions(paths, first=first, last=last):
+    for part in partitions(paths, first=first, last=last, max_line=max_line, max_game=max_game):
         yield from part.games()
