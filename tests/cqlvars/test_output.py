@@ -9,12 +9,13 @@ import chess.pgn
 import pytest
 
 from esochess.cqlvars.output import (
-    atomic_output,
     in_scope_nodes,
     merge_comment,
+    output_file,
     render_game,
     statistics_line,
 )
+from esochess.fen import files
 
 
 def test_merge_comment_order_and_duplicates() -> None:
@@ -27,15 +28,36 @@ def test_statistics_line() -> None:
     assert statistics_line(3, 2, 1, 0.5) == "cql: 3 games read, 2 matched, 1 with errors, 0.50 s"
 
 
-def test_atomic_output_removes_the_temporary_file(tmp_path: Path) -> None:
+def test_output_file_removes_the_temporary_file(tmp_path: Path) -> None:
     target = tmp_path / "out.pgn"
-    with pytest.raises(RuntimeError), atomic_output(str(target)) as handle:
+    with pytest.raises(RuntimeError), output_file(str(target), []) as handle:
         handle.write("partial")
         raise RuntimeError("stop")
     assert list(tmp_path.iterdir()) == []
-    with atomic_output(str(target)) as handle:
+    with output_file(str(target), []) as handle:
         handle.write("whole\udcff")
     assert target.read_bytes() == b"whole\xff"
+
+
+def test_output_file_writes_a_fifo_in_place_and_refuses_an_input(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    with output_file(str(fifo), []) as handle:
+        handle.write("through the pipe")
+    reader.join(10)
+    assert got == [b"through the pipe"] and fifo.is_fifo()
+    (tmp_path / "in.pgn").write_text("x")
+    with pytest.raises(files.OutputError, match="also an input"), output_file(
+        str(tmp_path / "in.pgn"), [str(tmp_path / "in.pgn")]
+    ):
+        pass  # refused on entry
+    assert (tmp_path / "in.pgn").read_text() == "x"
 
 
 

@@ -23,14 +23,16 @@ BIN = Path(sys.executable).parent
 GOOD = '[Event "good"]\n\n1. e4 e5 *\n\n'
 BAD_VARIATION = '[Event "bad variation"]\n\n1. e4 (1. Nf3 d5 2. Ng5 Ke3) (1. Ng5) *\n\n'
 
-#: Bad games injected into real files: (PGN text, line of the fault inside the text).
+#: Bad games injected into real files: (PGN text, line reported inside the text). A game
+#: is reported at its first line, a fault the split finds (an unclosed comment, a NUL byte)
+#: at the fault's line.
 BAD_GAMES = [
-    (BAD_VARIATION, 3),
+    (BAD_VARIATION, 1),
     ('[Event "unclosed comment"]\n\n1. e4 { never closed e5 *\n\n', 3),
     ('[Event "nul bytes"]\n\n1. e4 \x00\x00 e5 *\n\n', 3),
     ('[Event "garbage tags"]\n[%%% garbage\n[FEN "not a fen at all"]\n[WhiteElo "x"]\n\n'
      "1. e4 *\n\n", 1),
-    ('[Event "illegal move"]\n\n1. e4 e5\n2. Ke3 *\n\n', 4),
+    ('[Event "illegal move"]\n\n1. e4 e5\n2. Ke3 *\n\n', 1),
 ]  # fmt: skip
 #: A legal game of 10,000 plies: long, but good, so it must be written exactly once.
 LONG_GAME = '[Event "10000 plies"]\n\n' + "".join(
@@ -122,7 +124,7 @@ def _read_all(text: str) -> list[chess.pgn.Game]:
 def test_bad_variation_costs_only_its_game(tmp_path: Path) -> None:
     run = run_cql(tmp_path, "cql() true", GOOD + BAD_VARIATION + GOOD)
     assert run.stats == (3, 2, 1) and run.code == 1
-    assert "in0.pgn:7: game 2: error: in a variation: illegal san: 'Ke3'" in run.err
+    assert "in0.pgn:5: game 2: error: in a variation: illegal san: 'Ke3'" in run.err
     assert len(run.games) == 2
 
 

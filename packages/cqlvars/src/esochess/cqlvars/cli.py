@@ -22,11 +22,12 @@ from esochess.cqlvars.engine import (
     RunOptions,
     compile_query,
 )
-from esochess.cqlvars.output import atomic_output, statistics_line
+from esochess.cqlvars.output import output_file, statistics_line
 from esochess.cqlvars.parallel import EngineWorker, QueryJob, default_jobs, evaluate
 from esochess.cqlvars.progress import Progress
 from esochess.fen import SourceError, files, format_diagnostic
 from esochess.fen.cliutil import CONTEXT_SETTINGS, version_option
+from esochess.fen.exitcodes import ExitCode
 
 USAGE = "usage: cql [OPTIONS] QUERY.cql [PGN ...]"
 RANGE_RE = re.compile(r"([0-9]+)(?:-([0-9]*))?")
@@ -245,7 +246,7 @@ def _run(
         stream.flush()
 
     try:
-        with atomic_output(output) as handle:
+        with output_file(output, [path for path in inputs if path != pgnio.STDIN]) as handle:
             for outcome in outcomes:
                 read += 1
                 for line in outcome.messages:
@@ -272,9 +273,16 @@ def _run(
     except pgnio.InputError as exc:
         emit(f"cql: error: {exc}", err=True)
         sys.exit(1)
+    except BrokenPipeError:
+        # `cql -o - … | head`: the reader left; stop quietly, like other Unix tools.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(ExitCode.FAILURE)
+    except files.OutputError as exc:
+        click.echo(f"cql: error: {exc}", err=True)
+        sys.exit(ExitCode.USAGE if exc.reason == files.ALSO_AN_INPUT else ExitCode.FAILURE)
     except OSError as exc:
         click.echo(f"cql: error: cannot write {output}: {exc.strerror}", err=True)
-        sys.exit(1)
+        sys.exit(ExitCode.FAILURE)
     finally:
         outcomes.close()  # stop outstanding partitions (e.g. after --limit)
     if bar is not None:

@@ -289,11 +289,9 @@ def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameO
     """
     variations = compiled.variations
     number = item.number
-    text = _GameLines(item)
     game: LightGame | None = chess.pgn.read_game(
-        text,
+        io.StringIO(item.text),
         Visitor=lambda: _Reader(
-            text,
             variations=variations,
             comments=True,
             prefilter=lambda headers: compiled.prefilter(headers, number),
@@ -310,7 +308,7 @@ def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameO
     elif game.error is not None:
         problem = str(game.error)
     if problem is not None:
-        return skipped_game(item, problem, text.error_line)
+        return skipped_game(item, problem)
     model = LightModel(game)
     slots: list[Any] = [None] * compiled.slot_count
     for slot, value in compiled.assigned_slots.items():
@@ -382,12 +380,11 @@ def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameO
     else:
         # Variations out of scope were skipped, but the output keeps them
         # (docs/reference/cql.md#output).
-        text = _GameLines(item)
-        reread = chess.pgn.read_game(text, Visitor=lambda: _Builder(text))
+        reread = chess.pgn.read_game(io.StringIO(item.text))
         assert reread is not None  # the light reader found this very game
         if reread.errors:
             # A bad variation the query did not look at: the game is still not writable.
-            return skipped_game(item, f"in a variation: {reread.errors[0]}", text.error_line)
+            return skipped_game(item, f"in a variation: {reread.errors[0]}")
         pgn = render_game(
             reread,
             variations=variations,
@@ -407,63 +404,8 @@ def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameO
     )
 
 
-class _GameLines(io.StringIO):
-    """A game's text for python-chess, counting lines so an error can name its line."""
-
-    def __init__(self, item: GameText) -> None:
-        super().__init__(item.text)
-        self.read = 0
-        # `item.line` is the first line holding content; the text may start with blanks.
-        leading = 0
-        for line in item.text.split("\n"):
-            if line and not line.isspace() and not line.startswith(("%", ";")):
-                break
-            leading += 1
-        self.offset = item.line - leading - 1
-        self.leading = leading
-        self.error_line: int | None = None
-
-    def readline(self, size: int | None = -1) -> str:
-        """The next line, counted."""
-        line = super().readline(-1 if size is None else size)
-        if line:
-            self.read += 1
-        return line
-
-    def mark_error(self, in_headers: bool) -> None:
-        """Remember where the game's first error is: the line being read, or the game's
-        first line for an error in the tags (python-chess finds those after the tags)."""
-        if self.error_line is None:
-            self.error_line = self.offset + (1 + self.leading if in_headers else self.read)
-
-
-class _Builder(chess.pgn.GameBuilder):
-    """python-chess's GameBuilder, noting the line of the first error."""
-
-    def __init__(self, lines: _GameLines) -> None:
-        super().__init__()
-        self.lines = lines
-
-    def handle_error(self, error: Exception) -> None:
-        """Note the line, then record the error as GameBuilder does."""
-        self.lines.mark_error(self.game.ply() == 0 and not self.game.variations)
-        super().handle_error(error)
-
-
 class _Reader(LightVisitor):
-    """The light reader, plus GameBuilder's rule that a movetext result fills in `*`.
-
-    It also notes the line of the game's first error.
-    """
-
-    def __init__(self, lines: _GameLines, **options: Any) -> None:
-        super().__init__(**options)
-        self.lines = lines
-
-    def handle_error(self, error: Exception) -> None:
-        """Note the line, then record the error as the light reader does."""
-        self.lines.mark_error(not self.game.nodes)
-        super().handle_error(error)
+    """The light reader, plus GameBuilder's rule that a movetext result fills in `*`."""
 
     def visit_result(self, result: str) -> None:
         """Like GameBuilder: the movetext result replaces a missing or `*` Result tag."""

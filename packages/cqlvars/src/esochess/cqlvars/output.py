@@ -1,10 +1,9 @@
 """Output (spec §6): comment merging, PGN export of matched games, sorting, statistics,
-and the atomic output file."""
+and the output file."""
 
 from __future__ import annotations
 
 import io
-import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -14,6 +13,7 @@ import chess
 import chess.pgn
 
 from esochess.cqlvars.light import LightGame
+from esochess.fen import files
 
 
 def merge_comment(original: str, header: Sequence[str], match: str, users: Sequence[str]) -> str:
@@ -194,33 +194,28 @@ def statistics_line(read: int, matched: int, errors: int, seconds: float) -> str
 
 
 @contextmanager
-def atomic_output(path: str) -> Iterator[IO[str]]:
-    """Write to `<path>.tmp-<pid>` and rename on success; `-` streams to stdout (§1.3).
+def output_file(path: str, inputs: Sequence[str]) -> Iterator[IO[str]]:
+    """The output PGN: `-` streams to stdout, anything else goes through the shared writer.
 
-    On an exception the temporary file is removed and the exception propagates.
+    The writer (`esochess.fen.files.open_output`) makes a regular file appear only when the
+    run finishes, writes devices and FIFOs in place, and refuses an output that is also one
+    of `inputs` (`OutputError`) before anything is written.
     """
-    if path == "-":
-        stream = io.TextIOWrapper(
-            sys.stdout.buffer, encoding="utf-8", errors="surrogateescape", newline="\n",
-            write_through=True,
-        ) if hasattr(sys.stdout, "buffer") else sys.stdout
-        try:
-            yield stream
-        finally:
-            stream.flush()
-            if stream is not sys.stdout:
-                stream.detach()  # type: ignore[union-attr]
+    if path != "-":
+        with files.open_output(path, text=True, inputs=inputs) as handle:
+            yield handle
         return
-    tmp = f"{path}.tmp-{os.getpid()}"
-    handle = open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="\n")
+    if not hasattr(sys.stdout, "buffer"):
+        yield sys.stdout
+        return
+    stream = io.TextIOWrapper(
+        sys.stdout.buffer, encoding="utf-8", errors="surrogateescape", newline="\n",
+        write_through=True,
+    )  # fmt: skip
     try:
-        yield handle
-        handle.close()
-        os.replace(tmp, path)
-    except BaseException:
-        handle.close()
+        yield stream
+    finally:
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            stream.flush()
+        finally:
+            stream.detach()
