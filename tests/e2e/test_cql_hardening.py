@@ -178,3 +178,20 @@ def test_closed_stdout_is_quiet(tmp_path: Path) -> None:
         shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.stderr == ""
+
+
+def test_user_regex_cannot_hang(tmp_path: Path) -> None:
+    name = "a" * 36 + "!"
+    game = f'[White "{name}"]\n[Black "(a|a)*b"]\n\n1. e4 *\n\n'
+    run = run_cql(tmp_path, 'cql() player white ~~ "^(\\w+\\s?)*$"', game)
+    assert run.code == 0 and run.stats == (1, 0, 0)
+    # PGN data as the pattern: `aaaa…` against `(a|a)*b` is linear too.
+    run = run_cql(tmp_path, f'cql() "{"a" * 5000}" ~~ player black', game)
+    assert run.code == 0 and run.stats == (1, 0, 0)
+
+
+def test_backreference_is_a_located_compile_error(tmp_path: Path) -> None:
+    run = run_cql(tmp_path, 'cql() player white ~~ "(a)\\\\1"', GOOD)
+    assert run.code == 2
+    assert "q.cql:1:23: error: invalid regular expression" in run.err
+    assert "backreferences are not supported" in run.err

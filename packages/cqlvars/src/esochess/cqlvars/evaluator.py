@@ -16,7 +16,7 @@ from typing import Any
 
 import chess
 
-from esochess.cqlvars import ast
+from esochess.cqlvars import ast, regexes
 from esochess.cqlvars.checker import LOGICAL, NUMERIC, PIECE, POSITION, SET, STRING, CheckedQuery
 from esochess.cqlvars.parser import query_error
 from esochess.cqlvars.variables import (
@@ -599,11 +599,15 @@ class Compiler:
         return compare
 
     def regex(self, node: ast.Binary, left: Fn, right: Fn) -> Fn:
-        """`S ~~ re`: Python re.search; its groups become the capture references."""
+        """`S ~~ re`: an RE2 search (regexes.py); its groups become the capture references.
+
+        A literal pattern RE2 cannot compile is a compile error; a computed one (a tag
+        value, say) that it cannot compile matches nothing.
+        """
         if isinstance(node.right, ast.StrLit):
             try:
-                re.compile(node.right.value)
-            except re.error as exc:
+                regexes.compile_regex(node.right.value)
+            except regexes.RegexError as exc:
                 raise self.error(node.right.span, f"invalid regular expression: {exc}") from None
 
         def search(ctx: Ctx) -> str | None:
@@ -611,13 +615,13 @@ class Compiler:
             if text is None or pattern is None:
                 return None
             try:
-                m = re.search(pattern, text)
-            except re.error:
+                found = regexes.search(pattern, text)
+            except regexes.RegexError:
                 return None
-            if m is None:
+            if found is None:
                 return None
-            ctx.captures = m.groups()
-            return m.group(0)
+            ctx.captures = found[1]
+            return found[0]
 
         return search
 
