@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from cql_helpers import run_cql
 from pgn_data import LICHESS, masters
 
-from esochess.cqlvars import pgnio
+from esochess.cqlvars import evaluator, pgnio
 from esochess.cqlvars.cli import main
 
 BIN = Path(sys.executable).parent
@@ -195,3 +195,34 @@ def test_backreference_is_a_located_compile_error(tmp_path: Path) -> None:
     assert run.code == 2
     assert "q.cql:1:23: error: invalid regular expression" in run.err
     assert "backreferences are not supported" in run.err
+
+
+def test_deep_nesting_is_refused_at_once(tmp_path: Path) -> None:
+    run = run_cql(tmp_path, "cql() " + "(" * 40_000 + "check" + ")" * 40_000, GOOD)
+    assert run.code == 2 and "q.cql:1:207: error: the query is nested too deeply" in run.err
+    run = run_cql(tmp_path, "cql() " + "not " * 40_000 + "check", GOOD)
+    assert run.code == 2 and "nested too deeply" in run.err
+
+
+def test_doubling_functions_are_refused(tmp_path: Path) -> None:
+    names = [f"twice{chr(97 + i)}" for i in range(21)]
+    lines = [f"function {names[0]}() {{ check }}"]
+    lines += [f"function {names[i]}() {{ {names[i - 1]}() or {names[i - 1]}() }}"
+              for i in range(1, 21)]  # fmt: skip
+    run = run_cql(tmp_path, "cql()\n" + "\n".join(lines) + f"\n{names[20]}()", GOOD)
+    assert run.code == 2 and "function calls expand the query to more than 100,000" in run.err
+
+
+def test_nested_transforms_are_refused(tmp_path: Path) -> None:
+    run = run_cql(tmp_path, "cql() " + "flip " * 8 + "{ K ray up (a1 h8) }", GOOD)
+    assert run.code == 2 and "nested transforms expand this filter" in run.err
+
+
+def test_nested_loops_stop_with_a_located_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(evaluator, "MAX_STEPS", 100_000)  # the real bound takes seconds
+    query = "cql() " + "".join(f"square s{i} in . " for i in range(6)) + "check"
+    run = run_cql(tmp_path, query, GOOD)
+    assert run.code == 1
+    assert "q.cql:1:82: runtime error: this game needs more than 100,000 loop" in run.err

@@ -51,6 +51,9 @@ SIMPLE_TYPES = {
     "parent": POSITION,
 }
 ASSIGNMENT_VALUE = re.compile(r"-?[0-9]+")
+#: Filters that function calls may add by expansion: calls inside functions multiply, so
+#: twenty lines that each call the previous function twice would expand a million-fold.
+MAX_EXPANSION = 100_000
 
 
 @dataclass
@@ -113,6 +116,7 @@ class _Checker:
         self.retired: set[str] = set()
         self.functions: dict[str, ast.FunctionDef] = {}
         self.expanding: list[str] = []
+        self.expanded = 0  # filters added by function calls so far (MAX_EXPANSION)
         self.hidden = 0
         self.warnings: list[SourceError] = []
         self.sorts: list[ast.Sort] = []
@@ -687,6 +691,12 @@ class _Checker:
                 hidden = f"cql__arg{self.hidden}_{param}"
                 renames[param] = hidden
                 prelude.append(ast.Assign(arg.span, "=", ast.Var(arg.span, hidden), arg))
+        self.expanded += sum(1 for _ in ast.walk(fn.body)) + len(node.args)
+        if self.expanded > MAX_EXPANSION:
+            raise self.error(
+                node.span,
+                f"function calls expand the query to more than {MAX_EXPANSION:,} filters",
+            )
         body = tuple(_rename(e, renames) for e in fn.body)
         self.expanding.append(fn.name)
         try:

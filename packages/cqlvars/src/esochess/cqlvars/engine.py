@@ -34,9 +34,9 @@ from esochess.cqlvars.light import LightGame, LightModel, LightVisitor
 from esochess.cqlvars.output import render_game, render_light
 from esochess.cqlvars.parser import parse_query
 from esochess.cqlvars.pgnio import GameText
-from esochess.cqlvars.transforms import expand_body
+from esochess.cqlvars.transforms import MAX_VARIANT_NODES, TooManyVariants, expand_body
 from esochess.cqlvars.variables import CqlRuntimeError, PersistentStore
-from esochess.fen import SourceError
+from esochess.fen import SourceError, source_line_at
 
 # python-chess logs every PGN error it meets; cql reports them itself
 # (docs/reference/cql.md#pgn-errors).
@@ -190,6 +190,12 @@ def compile_query(
     except RecursionError:
         # Every stage after the LALR parse recurses over the tree.
         raise SourceError(path, 1, 1, "the query is nested too deeply") from None
+    except TooManyVariants as exc:
+        raise SourceError(
+            path, exc.span.line, exc.span.column,
+            f"nested transforms expand this filter to more than {MAX_VARIANT_NODES:,} "
+            "filters", source_line=source_line_at(text, exc.span.line),
+        ) from None  # fmt: skip
     # Skipping a game must not change persistent values or message lines (§2.5).
     effects = bool(checked.persistent) or _uses(body, ast.Emit)
     prefilters = [] if effects else [compiler.test(e) for e in body if _tag_only(e)]

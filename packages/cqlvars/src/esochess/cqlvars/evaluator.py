@@ -39,6 +39,8 @@ DIR_STEPS = ast.DIRECTION_STEPS
 ORTHOGONAL = ("up", "down", "left", "right")
 DIAGONAL = ("northeast", "northwest", "southeast", "southwest")
 INT_RE = re.compile(r"[+-]?[0-9]+")
+#: Loop iterations one game may need (see `Ctx.spend`).
+MAX_STEPS = 20_000_000
 
 
 class GameModel:
@@ -162,6 +164,22 @@ class Ctx:
     comments: list[tuple[int, str]] = field(default_factory=list)
     sorts: list[tuple[int, int]] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    #: Loop iterations (`find`, `echo`, `square`, `piece`) spent on this game so far.
+    steps: int = 0
+
+    def spend(self, steps: int, span: ast.Span) -> None:
+        """Count loop iterations; a game that needs more than MAX_STEPS stops the run.
+
+        Nested loops multiply (`square` in `square` in `find` …), so without a bound a
+        query could run for ever on one game.
+        """
+        self.steps += steps
+        if self.steps > MAX_STEPS:
+            raise CqlRuntimeError(
+                span.line, span.column,
+                f"this game needs more than {MAX_STEPS:,} loop iterations "
+                "(nested find/echo/square/piece loops)",
+            )  # fmt: skip
 
     def board(self) -> chess.Board:
         """The board at the current position."""
@@ -903,6 +921,7 @@ class Compiler:
         """`find`: first matching position forward (or backward), or a count."""
         body = self.test(node.body)
         backward, all_, low, high = node.backward, node.all, node.low, node.high
+        span = node.span
 
         def candidates(ctx: Ctx) -> range | list[int]:
             if backward:
@@ -917,8 +936,10 @@ class Compiler:
         def find(ctx: Ctx) -> int | None:
             saved = ctx.pos
             n = 0
+            places = candidates(ctx)
+            ctx.spend(len(places), span)
             try:
-                for q in candidates(ctx):
+                for q in places:
                     ctx.pos = q
                     if body(ctx):
                         if not all_ and low is None:
@@ -940,11 +961,13 @@ class Compiler:
         numeric = self.type_of(node.body) == NUMERIC and self.type_of(node) == NUMERIC
         body = self.value(node.body) if numeric else self.test(node.body)
         in_all = node.in_all
+        span = node.span
 
         def echo(ctx: Ctx) -> Any:
             saved = ctx.pos
             best: int | None = None
             hit = False
+            ctx.spend(len(ctx.game), span)
             try:
                 for t in range(len(ctx.game)):
                     if t == saved and not in_all:
@@ -1086,6 +1109,7 @@ class Compiler:
         slot = self.slots.slot(node.var)
         body = self.test(node.body)
         is_piece, all_ = node.kind == "piece", node.all
+        span = node.span
         if is_piece:
             self.uses_piece_ids = True
 
@@ -1100,6 +1124,7 @@ class Compiler:
                     items = [(sq, ids[sq]) for sq in chess.scan_forward(mask) if sq in ids]
                 else:
                     items = [(sq, chess.BB_SQUARES[sq]) for sq in chess.scan_forward(mask)]
+                ctx.spend(len(items), span)
                 for sq, binding in items:
                     ctx.slots[slot] = binding
                     if body(ctx):

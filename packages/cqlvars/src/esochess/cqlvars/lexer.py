@@ -113,6 +113,9 @@ INT_RE = re.compile(r"[0-9]+")
 REP_RE = re.compile(r"\{\s*(\d*)\s*(?:(,)\s*(\d*)\s*|(\d+)\s*)?\}")
 RESULT_RE = re.compile(r"1/2-1/2|1-0|0-1")
 MAX_LITERAL = 1_000_000_000
+#: Brackets open at once. Deeper queries are refused at the bracket, in one linear pass,
+#: before the parser's stack (which `_line_open` reads at every token) grows with them.
+MAX_NESTING = 200
 
 
 class CqlToken(Token):
@@ -337,6 +340,11 @@ class Tokenizer:
             tok = self._next(prev)
             if tok.type in ("LPAR", "LBRACE", "LBRACK"):
                 self.brackets.append(tok.type)
+                if len(self.brackets) > MAX_NESTING:
+                    raise self.error(
+                        f"the query is nested too deeply (more than {MAX_NESTING} brackets)",
+                        tok.line or self.line, tok.column or self.col,
+                    )  # fmt: skip
             elif tok.type in ("RPAR", "RBRACE", "RBRACK") and self.brackets:
                 self.brackets.pop()
             elif tok.type == "COLON" and self.brackets and self.brackets[-1] == "LBRACK":
@@ -482,5 +490,9 @@ class LarkLexer(Lexer):
         """Yield tokens; consults the parser state to recognise line repetitions."""
         text = lexer_state.text
         source = text.text if hasattr(text, "text") else str(text)
-        tokenizer = Tokenizer(source, self.path, lambda: _line_open(parser_state))
+        # `_line_open` reads the whole parser stack: only a query that has a `line` pays.
+        if "line" in source:
+            tokenizer = Tokenizer(source, self.path, lambda: _line_open(parser_state))
+        else:
+            tokenizer = Tokenizer(source, self.path)
         yield from tokenizer.tokens()

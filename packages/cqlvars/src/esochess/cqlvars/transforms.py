@@ -150,6 +150,19 @@ class _Rewriter:
         return replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
+#: Filters the expanded transforms may hold: nested transforms multiply (`flip` makes 8
+#: copies, `shift` up to 225), so a few nested ones could exhaust memory.
+MAX_VARIANT_NODES = 200_000
+
+
+class TooManyVariants(Exception):
+    """Nested transforms expand beyond MAX_VARIANT_NODES; `span` is the outer transform."""
+
+    def __init__(self, span: ast.Span) -> None:
+        super().__init__(span)
+        self.span = span
+
+
 def expand(node: ast.Node, types: dict[int, str]) -> ast.Node:
     """Expand every transform in a subtree into `Variants`, innermost first."""
     changes: dict[str, object] = {}
@@ -166,9 +179,12 @@ def expand(node: ast.Node, types: dict[int, str]) -> ast.Node:
     if id(node) in types:
         types[id(new)] = types[id(node)]
     if isinstance(new, ast.Transform):
+        elements = group(new.kind, named_squares(new.body))
+        if len(elements) * sum(1 for _ in ast.walk([new.body])) > MAX_VARIANT_NODES:
+            raise TooManyVariants(new.span)
         variants = tuple(
             _Rewriter(mapping, swap, types).rewrite(new.body)
-            for mapping, swap in group(new.kind, named_squares(new.body))
+            for mapping, swap in elements
         )
         result = ast.Variants(new.span, new.count, variants)
         types[id(result)] = types[id(node)]
