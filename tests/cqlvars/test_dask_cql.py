@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,3 +114,18 @@ def test_cli_without_distributed_exits_2(
     assert result.exit_code == 2
     assert "cql: error: --scheduler requires the 'distributed' package" in result.output
     assert not (tmp_path / "q-out.pgn").exists()
+
+
+def test_a_cluster_without_workers_ends_the_run_with_exit_3() -> None:
+    # Issue 22: when every worker dies, cql used to wait for ever.
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as cluster, dist.connect(cluster.scheduler_address) as connected:
+        cluster.scale(0)
+        while connected.nthreads():
+            time.sleep(0.1)
+        factory = functools.partial(PlyCounter, 80)
+        with pytest.raises(dist.DistributedError) as info:
+            list(dist.run_dask(factory, _parts(40), connected, worker_wait=1.0))
+    assert info.value.exit_code == 3
+    assert "every worker has left the cluster" in info.value.message

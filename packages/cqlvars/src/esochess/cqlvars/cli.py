@@ -84,6 +84,11 @@ def _check_inputs(paths: list[str]) -> None:
 @click.option("-j", "--jobs", type=int, default=None, help="Number of worker processes.")
 @click.option("--progress", is_flag=True, help="Show progress on stderr.")
 @click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster (tcp://HOST:PORT).")
+@click.option(
+    "--worker-wait", type=click.FloatRange(min=0.1), default=distributed.WORKER_WAIT,
+    metavar="SECONDS", show_default=True,
+    help="With --scheduler: give up (exit 3) after this long without any worker.",
+)
 @click.option("--quiet", is_flag=True, help="Suppress the automatic match comment.")
 @click.option("--silent", is_flag=True, help="Suppress every comment cql adds.")
 @click.option("--variations", is_flag=True, help="Positions inside variations are in scope.")
@@ -99,6 +104,7 @@ def main(
     jobs: int | None,
     progress: bool,
     scheduler: str | None,
+    worker_wait: float,
     quiet: bool,
     silent: bool,
     variations: bool,
@@ -108,7 +114,7 @@ def main(
     """Entry point of the `cql` console script."""
     try:
         _main(query, pgn, output, gamenumber, matchcount, jobs, quiet, silent, variations,
-              limit, assigns, progress, scheduler)  # fmt: skip
+              limit, assigns, progress, scheduler, worker_wait)  # fmt: skip
     except distributed.DistributedError as exc:
         click.echo(f"cql: error: {exc.message}", err=True)
         sys.exit(exc.exit_code)
@@ -138,6 +144,7 @@ def _main(
     assigns: tuple[str, ...],
     progress: bool = False,
     scheduler: str | None = None,
+    worker_wait: float = distributed.WORKER_WAIT,
 ) -> None:
     started = time.monotonic()
     if jobs is not None and jobs < 1:
@@ -205,10 +212,12 @@ def _main(
         sizes = [pgnio.input_size(path) for path in inputs]
         bar = Progress(sys.stderr, tty=sys.stderr.isatty(), sizes=sizes)
     job = QueryJob(query, source, tuple(assignments.items()), options)
-    client = distributed.connect(scheduler) if scheduler is not None else None
+    client = None
+    if scheduler is not None:
+        client = distributed.connect(scheduler, worker_wait=worker_wait)
     try:
         _run(compiled, job, inputs, workers, client, bar, output, game_range, limit,
-             report_to, started)  # fmt: skip
+             report_to, started, worker_wait)  # fmt: skip
     finally:
         if client is not None:
             client.close()
@@ -226,6 +235,7 @@ def _run(
     limit: int | None,
     report_to: IO[str],
     started: float,
+    worker_wait: float = distributed.WORKER_WAIT,
 ) -> None:
     state = compiled.new_state()
     read = matched = errors = 0
@@ -235,7 +245,7 @@ def _run(
     totals: dict[str, int] = {}
     outcomes = evaluate(
         job, inputs, jobs=workers, client=client, first=first, last=last, progress=bar,
-        worker=EngineWorker(compiled, state), totals=totals,
+        worker=EngineWorker(compiled, state), totals=totals, worker_wait=worker_wait,
     )
 
     def emit(line: str, err: bool = False) -> None:

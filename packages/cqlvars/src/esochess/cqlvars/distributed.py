@@ -40,7 +40,11 @@ CLUSTER_FAILURE = 3
 
 RETRIES = 2
 CONNECT_TIMEOUT = "10s"
-WORKER_WAIT = 30.0  # seconds to wait for a first worker to join the scheduler
+#: Seconds to wait while the cluster has no worker (at start, or after every worker left):
+#: then the run ends with exit 3 instead of waiting for ever (`--worker-wait`).
+WORKER_WAIT = 30.0
+#: How often a waiting client looks whether the cluster still has workers.
+POLL = 2.0
 TASKS_PER_THREAD = 2
 
 
@@ -72,7 +76,9 @@ def versions() -> tuple[str, str]:
     return cql_version, chess.__version__
 
 
-def connect(address: str, *, timeout: str = CONNECT_TIMEOUT) -> Client:
+def connect(
+    address: str, *, timeout: str = CONNECT_TIMEOUT, worker_wait: float = WORKER_WAIT
+) -> Client:
     """Connect to the scheduler and check every worker's versions (exit 3 on failure)."""
     distributed = require_distributed()
     try:
@@ -80,7 +86,7 @@ def connect(address: str, *, timeout: str = CONNECT_TIMEOUT) -> Client:
     except (OSError, TimeoutError, ValueError) as exc:
         raise DistributedError(f"cannot reach the scheduler at {address}: {exc}") from None
     try:
-        client.wait_for_workers(1, timeout=WORKER_WAIT)
+        client.wait_for_workers(1, timeout=worker_wait)
         reported: dict[str, Any] = client.run(versions)
     except (OSError, TimeoutError) as exc:
         client.close()
@@ -134,16 +140,39 @@ def run_dask(
     *,
     on_partition: Callable[[Partition], None] | None = None,
     totals: dict[str, int] | None = None,
+    worker_wait: float = WORKER_WAIT,
 ) -> Iterator[OutcomeT]:
     """Yield the outcomes of every game of `parts` evaluated on the cluster, in game order.
 
-    Closing the iterator early (for `--limit`) cancels the outstanding futures.
+    Closing the iterator early (for `--limit`) cancels the outstanding futures. When the
+    cluster has had no worker for `worker_wait` seconds, DistributedError (exit 3); a task
+    whose workers died too often fails with the scheduler's KilledWorker, also exit 3.
     """
-    return merge(_results(factory, parts, client), on_partition=on_partition, totals=totals)
+    results = _results(factory, parts, client, worker_wait)
+    return merge(results, on_partition=on_partition, totals=totals)
+
+
+def _wait(client: Client, future: Any, worker_wait: float) -> Any:
+    """`future.result()`, but ending when the cluster stays without workers."""
+    alone = 0.0
+    while True:
+        try:
+            return future.result(timeout=POLL)
+        except TimeoutError:
+            pass
+        if client.nthreads():
+            alone = 0.0
+            continue
+        alone += POLL
+        if alone >= worker_wait:
+            raise DistributedError(
+                f"every worker has left the cluster (waited {worker_wait:g} s for one)"
+            )
 
 
 def _results(
-    factory: WorkerFactory[OutcomeT], parts: Iterable[Partition], client: Client
+    factory: WorkerFactory[OutcomeT], parts: Iterable[Partition], client: Client,
+    worker_wait: float,
 ) -> Iterator[tuple[Partition, PartitionResult[OutcomeT]]]:
     threads = sum(client.nthreads().values()) or 1
     window: deque[tuple[Partition, Any]] = deque()
@@ -164,7 +193,9 @@ def _results(
         while window:
             part, future = window.popleft()
             try:
-                result: PartitionResult[OutcomeT] = future.result()
+                result: PartitionResult[OutcomeT] = _wait(client, future, worker_wait)
+            except DistributedError:
+                raise
             except Exception as exc:  # noqa: BLE001 - any task failure after its retries
                 raise DistributedError(
                     f"games {part.first_number}-{part.last_number} of {part.path} failed "

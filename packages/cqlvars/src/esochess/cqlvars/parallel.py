@@ -254,6 +254,7 @@ def evaluate(
     progress: Progress | None = None,
     worker: GameWorker[OutcomeT] | None = None,
     totals: dict[str, int] | None = None,
+    worker_wait: float | None = None,
 ) -> Generator[OutcomeT, None, None]:
     """Evaluate every game of `paths` (within `[first, last]`); yield outcomes in game order.
 
@@ -261,7 +262,8 @@ def evaluate(
     otherwise `jobs` local processes do. An input that fits in one partition is evaluated
     in this process whatever `jobs` says (spec §1.2 allows fewer workers for small inputs).
     `progress` is told about each finished game and partition. Closing the iterator
-    early (`--limit`) stops the work still outstanding.
+    early (`--limit`) stops the work still outstanding. `worker_wait`: how long a cluster
+    may stay without workers before the run fails (default `distributed.WORKER_WAIT`).
     """
     parts = _counted(pgnio.partitions(paths, first=first, last=last), progress)
     on_partition = None
@@ -272,9 +274,12 @@ def evaluate(
             bar.reached(part.file_index, part.end_pos)
 
     if client is not None:
-        from esochess.cqlvars.distributed import run_dask
+        from esochess.cqlvars.distributed import WORKER_WAIT, run_dask
 
-        outcomes = run_dask(factory, parts, client, on_partition=on_partition, totals=totals)
+        outcomes = run_dask(
+            factory, parts, client, on_partition=on_partition, totals=totals,
+            worker_wait=WORKER_WAIT if worker_wait is None else worker_wait,
+        )  # fmt: skip
     else:
         head = list(itertools.islice(parts, 2))
         if len(head) < 2:
