@@ -8,7 +8,7 @@ EDITABLES  := $(foreach p,$(wildcard packages/*),-e $(p))
 # Two cores: pytest-xdist spreads the suite over both.
 PYTEST_ARGS ?= -n 2
 
-.PHONY: all demo test test-all lint bench venv browser clean
+.PHONY: all demo test test-all fuzz lint bench venv browser clean
 
 all: test
 
@@ -42,6 +42,11 @@ test: $(STAMP) browser
 test-all: $(STAMP) browser
 	$(BIN)/mypy packages/
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# The fuzz targets (tests/fuzzing.py) at FUZZ_SCALE times the examples `make test` runs.
+FUZZ_SCALE ?= 100
+fuzz: $(STAMP)
+	FUZZ_SCALE=$(FUZZ_SCALE) $(BIN)/pytest $(PYTEST_ARGS) tests/cqlvars/test_pgn_fuzz.py tests/cqlvars/test_frontend_fuzz.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check packages tests benchmarks

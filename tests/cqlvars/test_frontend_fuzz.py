@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from fuzzing import fuzz_settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from esochess.cqlvars.engine import compile_query
@@ -39,19 +40,19 @@ def _compile(text: str) -> None:
         assert err.message
 
 
-@settings(deadline=None, max_examples=150)
+@fuzz_settings(150)
 @given(st.text(max_size=60))
 def test_random_text(text: str) -> None:
     _compile(text)
 
 
-@settings(deadline=None, max_examples=200)
+@fuzz_settings(200)
 @given(st.lists(st.sampled_from(TOKENS), max_size=14))
 def test_random_tokens(tokens: list[str]) -> None:
     _compile("cql() " + " ".join(tokens))
 
 
-@settings(deadline=None, max_examples=250)
+@fuzz_settings(250)
 @given(
     st.sampled_from(SEEDS),
     st.integers(min_value=0, max_value=200),

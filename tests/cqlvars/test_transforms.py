@@ -76,3 +76,66 @@ def test_shift_keeps_named_squares_on_the_board() -> None:
 def test_shift_variants_are_distinct_translations(square: str) -> None:
     translated = [v.squares for v in variants(f"shift K{square}") if isinstance(v, ast.Designator)]
     assert len(translated) == 64 and len(set(translated)) == 64
+
+
+# --- compositions: T1 T2 {F} ⊇ T2 {F} whenever T1 includes the identity (issue 19); every
+# transform does, so T1 T2 {F} ⊇ T1 {F} too (the one `shift flip` broke) ------------------
+
+TRANSFORMS = ["shift", "shifthorizontal", "shiftvertical", "flip", "flipvertical",
+              "fliphorizontal", "rotate90", "flipcolor"]  # fmt: skip
+FILTERS = ["{ Kg1 }", "{ Kg1 Rf1 }", "{ Pe4 }", "{ Q attacks k }", "{ ray up (R a1-8) }",
+           "{ Nc3 btm }", "{ Ka-h1 }", "{ Bb5 Nc6 }"]  # fmt: skip
+
+
+def _matching_positions(query: str, games: list[str]) -> set[tuple[int, int]]:
+    from esochess.cqlvars.engine import compile_query
+    from esochess.cqlvars.evaluator import Ctx
+    from esochess.cqlvars.light import LightModel, read_light
+
+    compiled = compile_query("q.cql", query)
+    found = set()
+    for number, text in enumerate(games):
+        game = read_light(text)
+        assert game is not None
+        model = LightModel(game)
+        ctx = Ctx(model, number, [None] * compiled.slot_count, compiled.new_state().persistent)
+        for pos in range(len(model)):
+            ctx.pos = pos
+            if compiled.body(ctx):
+                found.add((number, pos))
+    return found
+
+
+def _shipped_games() -> list[str]:
+    from pgn_data import LICHESS
+
+    from esochess.cqlvars import pgnio
+
+    return [g.text for g in pgnio.iter_games([str(LICHESS)], last=4)]
+
+
+GAMES = _shipped_games()
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.sampled_from(TRANSFORMS), st.sampled_from(TRANSFORMS), st.sampled_from(FILTERS))
+def test_an_outer_transform_only_adds_matches(outer: str, inner: str, body: str) -> None:
+    composed = _matching_positions(f"cql() {outer} {inner} {body}", GAMES)
+    assert _matching_positions(f"cql() {inner} {body}", GAMES) <= composed
+    assert _matching_positions(f"cql() {outer} {body}", GAMES) <= composed
+
+
+def test_shift_flip_translates() -> None:
+    # The reported case: White king on f1; `shift flip { Kg1 }` must match like `shift`.
+    game = ['[SetUp "1"]\n[FEN "8/8/8/8/8/8/8/4kK2 w - - 0 1"]\n\n*\n']
+    for query in ("shift { Kg1 }", "shift flip { Kg1 }", "flip shift { Kg1 }"):
+        assert _matching_positions(f"cql() {query}", game) == {(0, 0)}, query
+
+
+@pytest.mark.parametrize("outer", ["shift", "shifthorizontal", "shiftvertical"])
+@pytest.mark.parametrize("inner", ["flip", "flipvertical", "fliphorizontal", "rotate90",
+                                   "flipcolor"])  # fmt: skip
+def test_shifts_of_symmetries_include_the_symmetries(outer: str, inner: str) -> None:
+    composed = _matching_positions(f"cql() {outer} {inner} {{ Kg1 }}", GAMES)
+    assert _matching_positions(f"cql() {inner} {{ Kg1 }}", GAMES) <= composed
+    assert _matching_positions(f"cql() {outer} {{ Kg1 }}", GAMES) <= composed

@@ -179,13 +179,19 @@ def expand(node: ast.Node, types: dict[int, str]) -> ast.Node:
     if id(node) in types:
         types[id(new)] = types[id(node)]
     if isinstance(new, ast.Transform):
-        elements = group(new.kind, named_squares(new.body))
-        if len(elements) * sum(1 for _ in ast.walk([new.body])) > MAX_VARIANT_NODES:
-            raise TooManyVariants(new.span)
-        variants = tuple(
-            _Rewriter(mapping, swap, types).rewrite(new.body)
-            for mapping, swap in elements
-        )
+        # An inner transform is already a `Variants`: this transform applies to each of
+        # its variants on its own. (`shift flip {Kg1}` must shift each flipped image;
+        # shifting their union, whose squares touch every edge, allowed no translation.)
+        inner = new.body
+        bodies = inner.variants if isinstance(inner, ast.Variants) and not inner.count else (inner,)
+        size = sum(1 for _ in ast.walk(bodies))
+        images: list[ast.Node] = []
+        for body in bodies:
+            elements = group(new.kind, named_squares(body))
+            if (len(images) + len(elements)) * size // len(bodies) > MAX_VARIANT_NODES:
+                raise TooManyVariants(new.span)
+            images.extend(_Rewriter(mapping, swap, types).rewrite(body) for mapping, swap in elements)
+        variants = tuple(images)
         result = ast.Variants(new.span, new.count, variants)
         types[id(result)] = types[id(node)]
         return result
