@@ -281,6 +281,8 @@ class _Checker:
     def visit_GameInfo(self, node: ast.GameInfo) -> tuple[ast.Node, str]:
         if node.field in ("elo", "year", "gamenumber"):
             return self.typed(node, NUMERIC)
+        if node.field == "tag":  # `tag "Name"`: the tag's value (CQL 6.1)
+            return self.typed(node, STRING)
         if node.field == "result" or node.literal is not None:
             return self.typed(node, LOGICAL)
         return self.typed(node, STRING)
@@ -316,8 +318,8 @@ class _Checker:
         if node.op in ("-", "abs"):
             self.need(operand, t, (NUMERIC,), f"'{node.op}'")
             return self.typed(new, NUMERIC)
-        if node.op == "~":
-            self.need(operand, t, (SET,), "'~'")
+        if node.op in ("~", "light", "dark"):
+            self.need(operand, t, (SET,), f"'{node.op}'")
             return self.typed(new, SET)
         if node.op == "#":
             self.need(operand, t, (SET, STRING), "'#'")

@@ -412,6 +412,9 @@ class Compiler:
             return elo
         if fld == "result":
             return lambda ctx: True if ctx.game.headers.get("Result") == literal else None
+        if fld == "tag":
+            name = literal
+            return lambda ctx: ctx.game.headers.get(name)
         if fld == "player" and color is None:
             assert literal is not None
             lit = literal
@@ -473,6 +476,10 @@ class Compiler:
             return _lift(f, abs)
         if op == "~":
             return _lift(f, lambda v: ~v & chess.BB_ALL)
+        if op == "light":
+            return _lift(f, lambda v: v & chess.BB_LIGHT_SQUARES)
+        if op == "dark":
+            return _lift(f, lambda v: v & chess.BB_DARK_SQUARES)
         if op == "#":
             if self.type_of(node.operand) == STRING:
                 return _lift(f, len)

@@ -31,13 +31,13 @@ all echo in min max comment message player white black elo event site date year 
 square piece function persistent isbound isunbound str lowercase uppercase int
 originalcomment currentposition initialposition parent positionid pieceid abs up down
 left right horizontal vertical diagonal orthogonal northeast northwest southeast
-southwest anydirection""".split()
+southwest anydirection light dark tag""".split()
 )
 
 TIER2_KEYWORDS = frozenset(
     """path focus xray rotate45 reversecolor child ancestor descendant lca distance depth
 variation consecutivemoves sidetomove fen dictionary readfile writefile local atomic
-unbind sqrt light dark file rank makesquare colortype typename type passedpawns
+unbind sqrt file rank makesquare colortype typename type passedpawns
 isolatedpawns doubledpawns connectedpawns firstmatch lastposition singlecolor nestban
 primary secondary hhdb""".split()
 )
@@ -111,7 +111,8 @@ RANKS = "12345678"
 WORD_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 INT_RE = re.compile(r"[0-9]+")
 REP_RE = re.compile(r"\{\s*(\d*)\s*(?:(,)\s*(\d*)\s*|(\d+)\s*)?\}")
-RESULT_RE = re.compile(r"1/2-1/2|1-0|0-1")
+# After `result`: a result as a word or (CQL 6.2) as a string, `*` included.
+RESULT_RE = re.compile(r'"(1/2-1/2|1-0|0-1|\*)"|1/2-1/2|1-0|0-1|\*')
 MAX_LITERAL = 1_000_000_000
 #: Brackets open at once. Deeper queries are refused at the bracket, in one linear pass,
 #: before the parser's stack (which `_line_open` reads at every token) grows with them.
@@ -397,7 +398,7 @@ class Tokenizer:
         if prev is not None and prev.type == "RESULT":
             m = RESULT_RE.match(text, i)
             if m:
-                return self._token("RESULTTOK", m.group(0), len(m.group(0)))
+                return self._token("RESULTTOK", m.group(1) or m.group(0), len(m.group(0)))
         for spelling, kind in (("o-o-o", "OOO"), ("o-o", "OO")):
             end = i + len(spelling)
             if text.startswith(spelling, i) and (end >= len(text) or text[end] not in WORD_CHARS):

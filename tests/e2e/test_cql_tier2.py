@@ -1,0 +1,44 @@
+"""CQL 6.1/6.2 features beyond the first tier (issue 19), end to end through `cql`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cql_helpers import position, run_cql
+
+GAMES = (
+    '[Event "Open"]\n[Result "1/2-1/2"]\n[Annotator "Me"]\n\n1. e4 e5 1/2-1/2\n\n'
+    '[Event "Blitz"]\n[Result "*"]\n\n1. d4 *\n\n'
+    '[Event "Rapid"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n'
+)
+
+
+def _events(run: object) -> list[str]:
+    pgn = getattr(run, "pgn", "") or ""
+    return [line[8:-2] for line in pgn.splitlines() if line.startswith("[Event ")]
+
+
+def test_light_and_dark(tmp_path: Path) -> None:
+    kf1 = position("8/8/8/8/8/8/8/4kK2 w - - 0 1")  # f1 is a light square
+    assert run_cql(tmp_path, "cql() light K", kf1).stats == (1, 1, 0)
+    assert run_cql(tmp_path, "cql() dark K", kf1).stats == (1, 0, 0)
+    assert run_cql(tmp_path, "cql() #dark k == 1", kf1).stats == (1, 1, 0)  # e1 is dark
+    bad = run_cql(tmp_path, "cql() dark 3", kf1)
+    assert bad.code == 2 and "'dark' requires set" in bad.err
+
+
+def test_result_as_a_string_and_star(tmp_path: Path) -> None:
+    assert _events(run_cql(tmp_path, 'cql() result "1/2-1/2"', GAMES)) == ["Open"]
+    assert _events(run_cql(tmp_path, "cql() result *", GAMES)) == ["Blitz"]
+    assert _events(run_cql(tmp_path, 'cql() result "*"', GAMES)) == ["Blitz"]
+    # Under flipcolor a decisive result is read from the other side.
+    assert _events(run_cql(tmp_path, 'cql() flipcolor result "1-0"', GAMES)) == ["Rapid"]
+
+
+def test_tag_reads_any_tag(tmp_path: Path) -> None:
+    assert _events(run_cql(tmp_path, 'cql() tag "Annotator" == "Me"', GAMES)) == ["Open"]
+    assert _events(run_cql(tmp_path, 'cql() tag "Event" ~~ "^B"', GAMES)) == ["Blitz"]
+    # A missing tag has no value: the filter does not match.
+    assert run_cql(tmp_path, 'cql() tag "Nope"', GAMES).stats == (3, 0, 0)
+    run = run_cql(tmp_path, 'cql() initial message ("E=" tag "Event") false', GAMES)
+    assert run.out.splitlines()[:3] == ["E=Open", "E=Blitz", "E=Rapid"]
