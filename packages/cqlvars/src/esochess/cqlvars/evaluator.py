@@ -413,6 +413,7 @@ class Compiler:
         if fld == "result":
             return lambda ctx: True if ctx.game.headers.get("Result") == literal else None
         if fld == "tag":
+            assert literal is not None  # the grammar requires the tag's name
             name = literal
             return lambda ctx: ctx.game.headers.get(name)
         if fld == "player" and color is None:
