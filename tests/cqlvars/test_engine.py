@@ -88,4 +88,5 @@ def test_absurd_nesting_is_a_query_error() -> None:
     text = "cql() " + "(" * 3000 + "check" + ")" * 3000
     with pytest.raises(SourceError) as info:
         compile_query("deep.cql", text)
-    assert info.value.message == "the query is nested too deeply"
+    assert info.value.message == "the query is nested too deeply (more than 200 brackets)"
+    assert (info.value.line, info.value.column) == (1, 207)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from esochess.cqlvars.engine import compile_query
-from esochess.cqlvars.evaluator import Ctx, GameModel
+from esochess.cqlvars.model import Ctx, GameModel
 from esochess.cqlvars.variables import format_set
 
 

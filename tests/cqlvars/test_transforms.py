@@ -89,8 +89,8 @@ FILTERS = ["{ Kg1 }", "{ Kg1 Rf1 }", "{ Pe4 }", "{ Q attacks k }", "{ ray up (R 
 
 def _matching_positions(query: str, games: list[str]) -> set[tuple[int, int]]:
     from esochess.cqlvars.engine import compile_query
-    from esochess.cqlvars.evaluator import Ctx
     from esochess.cqlvars.light import LightModel, read_light
+    from esochess.cqlvars.model import Ctx
 
     compiled = compile_query("q.cql", query)
     found = set()

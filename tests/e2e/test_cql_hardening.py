@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from cql_helpers import run_cql
 from pgn_data import LICHESS, masters
 
-from esochess.cqlvars import evaluator, pgnio
+from esochess.cqlvars import model, pgnio
 from esochess.cqlvars.cli import main
 
 BIN = Path(sys.executable).parent
@@ -221,7 +221,7 @@ def test_nested_transforms_are_refused(tmp_path: Path) -> None:
 def test_nested_loops_stop_with_a_located_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(evaluator, "MAX_STEPS", 100_000)  # the real bound takes seconds
+    monkeypatch.setattr(model, "MAX_STEPS", 100_000)  # the real bound takes seconds
     query = "cql() " + "".join(f"square s{i} in . " for i in range(6)) + "check"
     run = run_cql(tmp_path, query, GOOD)
     assert run.code == 1

@@ -29,8 +29,9 @@ import chess.pgn
 
 from esochess.cqlvars import ast
 from esochess.cqlvars.checker import CheckedQuery, check_query
-from esochess.cqlvars.evaluator import Compiler, Ctx, GameModel
+from esochess.cqlvars.evaluator import Compiler
 from esochess.cqlvars.light import LightGame, LightModel, LightVisitor
+from esochess.cqlvars.model import Ctx, GameModel
 from esochess.cqlvars.output import render_game, render_light
 from esochess.cqlvars.parser import parse_query
 from esochess.cqlvars.pgnio import GameText

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import chess
 import chess.pgn
 
-from esochess.cqlvars.evaluator import GameModel
+from esochess.cqlvars.model import GameModel
 from esochess.cqlvars.san import parse_san
 
 #: pawns, knights, bishops, rooks, queens, kings, white, black, promoted, turn,
