@@ -42,3 +42,13 @@ def test_tag_reads_any_tag(tmp_path: Path) -> None:
     assert run_cql(tmp_path, 'cql() tag "Nope"', GAMES).stats == (3, 0, 0)
     run = run_cql(tmp_path, 'cql() initial message ("E=" tag "Event") false', GAMES)
     assert run.out.splitlines()[:3] == ["E=Open", "E=Blitz", "E=Rapid"]
+
+
+def test_pawn_structure_filters(tmp_path: Path) -> None:
+    # White pawns a2 a3 b5 e3, Black pawns a7 c7 h7.
+    board = position("4k3/p1p4p/8/1P6/8/P3P3/P7/4K3 w - - 0 1")
+    for name, white in [("passedpawns", "e3"), ("isolatedpawns", "e3"),
+                        ("doubledpawns", "[a2,a3]"), ("connectedpawns", "[a2,a3,b5]")]:  # fmt: skip
+        run = run_cql(tmp_path, f"cql() message ({name} & A) false", board)
+        assert run.out.splitlines()[0] == white, name
+    assert run_cql(tmp_path, "cql() #passedpawns == 2", board).stats == (1, 1, 0)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from esochess.cqlvars import ast
+from esochess.cqlvars import ast, pawns
 from esochess.cqlvars.lexer import KEYWORDS, MAX_LITERAL, match_designator
 from esochess.cqlvars.parser import query_error
 from esochess.fen import SourceError
@@ -276,7 +276,7 @@ class _Checker:
         return self.typed(node, kind)
 
     def visit_Simple(self, node: ast.Simple) -> tuple[ast.Node, str]:
-        return self.typed(node, SIMPLE_TYPES[node.name])
+        return self.typed(node, SET if node.name in pawns.FILTERS else SIMPLE_TYPES[node.name])
 
     def visit_GameInfo(self, node: ast.GameInfo) -> tuple[ast.Node, str]:
         if node.field in ("elo", "year", "gamenumber"):

@@ -14,7 +14,7 @@ from typing import Any
 
 import chess
 
-from esochess.cqlvars import ast, regexes
+from esochess.cqlvars import ast, pawns, regexes
 from esochess.cqlvars.checker import LOGICAL, NUMERIC, PIECE, POSITION, SET, STRING, CheckedQuery
 from esochess.cqlvars.model import Ctx, GameModel
 from esochess.cqlvars.parser import query_error
@@ -236,6 +236,9 @@ class Compiler:
             return lambda ctx: 0
         if name == "parent":
             return lambda ctx: None if ctx.pos == 0 else ctx.game.parents[ctx.pos]
+        if name in pawns.FILTERS:
+            structure = pawns.FILTERS[name]
+            return lambda ctx: _cached(ctx, name, lambda: structure(ctx.board()))
         raise self.error(node.span, f"filter '{name}' is not supported")  # pragma: no cover
 
     def c_GameInfo(self, node: ast.GameInfo) -> Fn:
