@@ -52,3 +52,19 @@ def test_pawn_structure_filters(tmp_path: Path) -> None:
         run = run_cql(tmp_path, f"cql() message ({name} & A) false", board)
         assert run.out.splitlines()[0] == white, name
     assert run_cql(tmp_path, "cql() #passedpawns == 2", board).stats == (1, 1, 0)
+
+
+def test_direction_filters_on_their_own(tmp_path: Path) -> None:
+    kf1 = position("8/8/8/8/8/8/8/4kK2 w - - 0 1")
+    for query, squares in [("up 2 K", "f3"), ("horizontal 1 k", "[d1,f1]"),
+                           ("up K", "[f2,f3,f4,f5,f6,f7,f8]"),
+                           ("diagonal 1 2 K", "[e2,g2,d3,h3]")]:  # fmt: skip
+        run = run_cql(tmp_path, f"cql() message ({query}) false", kf1)
+        assert run.out.splitlines()[0] == squares, query
+    # `horizontal 1 k` holds the White king: the king is beside the Black king.
+    assert run_cql(tmp_path, "cql() horizontal 1 k & K", kf1).stats == (1, 1, 0)
+    # Under a transform the directions turn with the board.
+    assert run_cql(tmp_path, "cql() down 2 K", kf1).stats == (1, 0, 0)
+    assert run_cql(tmp_path, "cql() flipvertical { down 2 K }", kf1).stats == (1, 1, 0)
+    bad = run_cql(tmp_path, "cql() up 9 K", kf1)
+    assert bad.code == 2 and "q.cql:1:7: error: 'up' distances must satisfy" in bad.err

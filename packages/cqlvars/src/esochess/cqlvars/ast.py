@@ -118,6 +118,16 @@ class Ray(Node):
 
 
 @dataclass(frozen=True)
+class Direction(Node):
+    """`DIR [m [n]] S`: the squares m..n steps from S in the directions (default 1..7)."""
+
+    directions: tuple[str, ...]
+    low: int
+    high: int
+    operand: Node
+
+
+@dataclass(frozen=True)
 class Between(Node):
     """`between(S T)`."""
 

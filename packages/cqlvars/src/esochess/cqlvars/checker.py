@@ -537,6 +537,11 @@ class _Checker:
             args.append(new)
         return self.typed(replace(node, args=tuple(args)), SET)
 
+    def visit_Direction(self, node: ast.Direction) -> tuple[ast.Node, str]:
+        operand, t = self.visit(node.operand)
+        self.need(operand, t, (SET,), f"'{node.directions[0]}'")
+        return self.typed(replace(node, operand=operand), SET)
+
     def visit_Between(self, node: ast.Between) -> tuple[ast.Node, str]:
         left, lt = self.visit(node.left)
         right, rt = self.visit(node.right)

@@ -764,6 +764,27 @@ class Compiler:
 
         return ray
 
+    def c_Direction(self, node: ast.Direction) -> Fn:
+        """`up 2 K`: the squares `low`..`high` steps from the operand's squares (pieces in
+        between do not matter)."""
+        operand = self.value(node.operand)
+        steps = [DIR_STEPS[d] for d in node.directions]
+        low, high = node.low, node.high
+
+        def squares(mask: int) -> int:
+            out = 0
+            for sq in chess.scan_forward(mask):
+                x, y = chess.square_file(sq), chess.square_rank(sq)
+                for dx, dy in steps:
+                    for n in range(low, high + 1):
+                        tx, ty = x + n * dx, y + n * dy
+                        if not (0 <= tx < 8 and 0 <= ty < 8):
+                            break
+                        out |= chess.BB_SQUARES[chess.square(tx, ty)]
+            return out
+
+        return _lift(operand, squares)
+
     def c_Between(self, node: ast.Between) -> Fn:
         """`between(S T)`: the union of squares strictly between aligned pairs."""
         left, right = self.value(node.left), self.value(node.right)

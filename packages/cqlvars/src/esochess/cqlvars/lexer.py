@@ -90,6 +90,7 @@ TOKEN_TYPES = sorted(
         "CALLNAME",
         "NUMBER",
         "FINDNUM",
+        "STEPNUM",
         "STRING",
         "SLICECOLON",
         "SORTMIN",
@@ -114,6 +115,10 @@ REP_RE = re.compile(r"\{\s*(\d*)\s*(?:(,)\s*(\d*)\s*|(\d+)\s*)?\}")
 # After `result`: a result as a word or (CQL 6.2) as a string, `*` included.
 RESULT_RE = re.compile(r'"(1/2-1/2|1-0|0-1|\*)"|1/2-1/2|1-0|0-1|\*')
 MAX_LITERAL = 1_000_000_000
+DIRECTION_TOKENS = frozenset(
+    "UP DOWN LEFT RIGHT NORTHEAST NORTHWEST SOUTHEAST SOUTHWEST HORIZONTAL VERTICAL DIAGONAL "
+    "ORTHOGONAL ANYDIRECTION".split()
+)
 #: Brackets open at once. Deeper queries are refused at the bracket, in one linear pass,
 #: before the parser's stack (which `_line_open` reads at every token) grows with them.
 MAX_NESTING = 200
@@ -332,6 +337,7 @@ class Tokenizer:
         """Yield the tokens of the whole text (the header first, in header mode)."""
         yield from self._header()
         prev: Token | None = None
+        prev_prev = ""
         in_find = False
         text = self.text
         while True:
@@ -352,6 +358,12 @@ class Tokenizer:
                 tok.type = "SLICECOLON"
             elif tok.type in ("MIN", "MAX") and prev is not None and prev.type == "SORT":
                 tok.type = "SORT" + tok.type
+            # Numbers right after a direction are its distance range, not its operand.
+            if tok.type == "NUMBER" and prev is not None and (
+                prev.type in DIRECTION_TOKENS
+                or (prev.type == "STEPNUM" and prev_prev in DIRECTION_TOKENS)
+            ):
+                tok.type = "STEPNUM"
             # Numbers among find's leading parameters are its range, not its operand.
             if tok.type == "FIND":
                 in_find = True
@@ -359,6 +371,7 @@ class Tokenizer:
                 tok.type = "FINDNUM"
             elif tok.type not in ("QUIET", "LARROW", "ALL"):
                 in_find = False
+            prev_prev = prev.type if prev is not None else ""
             prev = tok
             yield tok
 

@@ -230,6 +230,15 @@ class _Builder(Transformer[Token, Any]):
             dirs = list(DIRECTIONS["anydirection"])
         return ast.Ray(span_of(c[0]), tuple(dirs), tuple(_nodes(c)))
 
+    def stepping(self, c: list[Any]) -> ast.Node:
+        word = c[0]
+        numbers = [int(str(t)) for t in c[1:] if isinstance(t, Token) and t.type == "STEPNUM"]
+        low, high = (numbers + [numbers[0]])[:2] if numbers else (1, 7)
+        if not 1 <= low <= high <= 7:
+            raise self.error(span_of(word), f"'{word}' distances must satisfy 1 <= m <= n <= 7")
+        operand = _nodes(c)[-1]
+        return ast.Direction(span_of(word), DIRECTIONS[str(word)], low, high, operand)
+
     def between(self, c: list[Any]) -> ast.Node:
         left, right = _nodes(c)
         return ast.Between(span_of(c[0]), left, right)

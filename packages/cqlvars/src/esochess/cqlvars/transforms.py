@@ -140,7 +140,7 @@ class _Rewriter:
                 literal = {"1-0": "0-1", "0-1": "1-0"}.get(literal or "", literal)
             return replace(node, color=color, literal=literal)
         changes: dict[str, object] = {}
-        if isinstance(node, ast.Ray):
+        if isinstance(node, (ast.Ray, ast.Direction)):
             changes["directions"] = tuple(self.map_direction(d) for d in node.directions)
         for key, value in vars(node).items():
             if isinstance(value, ast.Node):
