@@ -68,3 +68,16 @@ def test_direction_filters_on_their_own(tmp_path: Path) -> None:
     assert run_cql(tmp_path, "cql() flipvertical { down 2 K }", kf1).stats == (1, 1, 0)
     bad = run_cql(tmp_path, "cql() up 9 K", kf1)
     assert bad.code == 2 and "q.cql:1:7: error: 'up' distances must satisfy" in bad.err
+
+
+def test_file_rank_and_makesquare(tmp_path: Path) -> None:
+    kf1 = position("8/8/8/8/8/8/8/4kK2 w - - 0 1")
+    run = run_cql(tmp_path, 'cql() message (file K " " rank K " " file k) false', kf1)
+    assert run.out.splitlines()[0] == "6 1 5"
+    run = run_cql(tmp_path, "cql() message (makesquare (file K rank k + 2)) false", kf1)
+    assert run.out.splitlines()[0] == "f3"
+    # A set of several squares has no file; a square off the board is no square.
+    assert run_cql(tmp_path, "cql() file [Kk]", kf1).stats == (1, 0, 0)
+    assert run_cql(tmp_path, "cql() makesquare (9 1)", kf1).stats == (1, 0, 0)
+    bad = run_cql(tmp_path, "cql() rank 3", kf1)
+    assert bad.code == 2 and "'rank' requires set" in bad.err

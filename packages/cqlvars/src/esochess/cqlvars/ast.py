@@ -128,6 +128,14 @@ class Direction(Node):
 
 
 @dataclass(frozen=True)
+class MakeSquare(Node):
+    """`makesquare (FILE RANK)`: the square with those numbers (1-8), or no value."""
+
+    file: Node
+    rank: Node
+
+
+@dataclass(frozen=True)
 class Between(Node):
     """`between(S T)`."""
 

@@ -324,6 +324,9 @@ class _Checker:
         if node.op == "#":
             self.need(operand, t, (SET, STRING), "'#'")
             return self.typed(new, NUMERIC)
+        if node.op in ("file", "rank"):
+            self.need(operand, t, (SET,), f"'{node.op}'")
+            return self.typed(new, NUMERIC)
         if node.op in ("power", "pieceid"):
             self.need(operand, t, (SET,), f"'{node.op}'")
             return self.typed(new, NUMERIC)
@@ -536,6 +539,13 @@ class _Checker:
             self.need(new, t, (SET,), "'ray'")
             args.append(new)
         return self.typed(replace(node, args=tuple(args)), SET)
+
+    def visit_MakeSquare(self, node: ast.MakeSquare) -> tuple[ast.Node, str]:
+        file, ft = self.visit(node.file)
+        rank, rt = self.visit(node.rank)
+        self.need(file, ft, (NUMERIC,), "'makesquare'")
+        self.need(rank, rt, (NUMERIC,), "'makesquare'")
+        return self.typed(replace(node, file=file, rank=rank), SET)
 
     def visit_Direction(self, node: ast.Direction) -> tuple[ast.Node, str]:
         operand, t = self.visit(node.operand)

@@ -333,6 +333,14 @@ class Compiler:
             return _lift(f, abs)
         if op == "~":
             return _lift(f, lambda v: ~v & chess.BB_ALL)
+        if op in ("file", "rank"):
+            coordinate = chess.square_file if op == "file" else chess.square_rank
+
+            def number(v: int) -> int | None:
+                # One square: its file or rank, 1-8; any other set has no value.
+                return coordinate(chess.lsb(v)) + 1 if chess.popcount(v) == 1 else None
+
+            return _lift(f, number)
         if op == "light":
             return _lift(f, lambda v: v & chess.BB_LIGHT_SQUARES)
         if op == "dark":
@@ -763,6 +771,14 @@ class Compiler:
             return result
 
         return ray
+
+    def c_MakeSquare(self, node: ast.MakeSquare) -> Fn:
+        """`makesquare (f r)`: the square on file f, rank r (1-8); out of range: no value."""
+
+        def square(f: int, r: int) -> int | None:
+            return chess.BB_SQUARES[chess.square(f - 1, r - 1)] if 1 <= f <= 8 and 1 <= r <= 8 else None
+
+        return _both(self.value(node.file), self.value(node.rank), square)
 
     def c_Direction(self, node: ast.Direction) -> Fn:
         """`up 2 K`: the squares `low`..`high` steps from the operand's squares (pieces in

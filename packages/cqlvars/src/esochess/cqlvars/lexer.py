@@ -31,14 +31,14 @@ all echo in min max comment message player white black elo event site date year 
 square piece function persistent isbound isunbound str lowercase uppercase int
 originalcomment currentposition initialposition parent positionid pieceid abs up down
 left right horizontal vertical diagonal orthogonal northeast northwest southeast
-southwest anydirection light dark tag passedpawns isolatedpawns doubledpawns
+southwest anydirection light dark tag file rank makesquare passedpawns isolatedpawns doubledpawns
 connectedpawns""".split()
 )
 
 TIER2_KEYWORDS = frozenset(
     """path focus xray rotate45 reversecolor child ancestor descendant lca distance depth
 variation consecutivemoves sidetomove fen dictionary readfile writefile local atomic
-unbind sqrt file rank makesquare colortype typename type firstmatch lastposition singlecolor nestban
+unbind sqrt colortype typename type firstmatch lastposition singlecolor nestban
 primary secondary hhdb""".split()
 )
 

@@ -239,6 +239,10 @@ class _Builder(Transformer[Token, Any]):
         operand = _nodes(c)[-1]
         return ast.Direction(span_of(word), DIRECTIONS[str(word)], low, high, operand)
 
+    def makesquare(self, c: list[Any]) -> ast.Node:
+        file, rank = _nodes(c)
+        return ast.MakeSquare(span_of(c[0]), file, rank)
+
     def between(self, c: list[Any]) -> ast.Node:
         left, right = _nodes(c)
         return ast.Between(span_of(c[0]), left, right)
