@@ -57,17 +57,22 @@ def _format(squares: list[chess.Square]) -> str:
     return names[0] if len(names) == 1 else "[" + ",".join(names) + "]"
 
 
+def mainline_boards(text: str) -> list[chess.Board]:
+    """Every mainline position of one game, read by python-chess alone."""
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert game is not None
+    board = game.board()
+    boards = [board.copy()]
+    for move in game.mainline_moves():
+        board.push(move)
+        boards.append(board.copy(stack=False))
+    return boards
+
+
 def _expected(rule: Rule) -> list[str]:
     lines = []
     for item in GAMES:
-        game = chess.pgn.read_game(io.StringIO(item.text))
-        assert game is not None
-        board = game.board()
-        boards = [board.copy()]
-        for move in game.mainline_moves():
-            board.push(move)
-            boards.append(board.copy(stack=False))
-        for b in boards:
+        for b in mainline_boards(item.text):
             hits = [s for c in chess.COLORS for s in b.pieces(chess.PAWN, c) if rule(b, s, c)]
             lines.append(_format(hits))
     return lines

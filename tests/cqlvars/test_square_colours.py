@@ -5,12 +5,12 @@ Agreement with an independent python-chess computation on the shipped lichess ga
 
 from __future__ import annotations
 
-import io
+from collections.abc import Callable
 
 import chess
-import chess.pgn
 import pytest
 from pgn_data import LICHESS
+from test_pawn_structure import mainline_boards
 
 from esochess.cqlvars import pgnio
 from esochess.cqlvars.engine import compile_query, run_games
@@ -24,19 +24,9 @@ def _cql(query: str) -> list[int]:
     return [o.number for o in run_games(compiled, GAMES) if o.matched]
 
 
-def _python_chess(test: object) -> list[int]:
-    found = []
-    for item in GAMES:
-        game = chess.pgn.read_game(io.StringIO(item.text))
-        assert game is not None
-        board = game.board()
-        hit = test(board)  # type: ignore[operator]
-        for move in game.mainline_moves():
-            board.push(move)
-            hit = hit or test(board)  # type: ignore[operator]
-        if hit:
-            found.append(item.number)
-    return found
+def _python_chess(test: Callable[[chess.Board], bool]) -> list[int]:
+    return [item.number for item in GAMES
+            if any(test(board) for board in mainline_boards(item.text))]  # fmt: skip
 
 
 def _on(board: chess.Board, piece: chess.PieceType, color: chess.Color, light: bool) -> bool:

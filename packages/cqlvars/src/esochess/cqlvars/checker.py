@@ -540,12 +540,17 @@ class _Checker:
             args.append(new)
         return self.typed(replace(node, args=tuple(args)), SET)
 
+    def _set_of_two(self, node: ast.Node, fields: tuple[str, str], kind: str) -> tuple[ast.Node, str]:
+        """A filter of two operands of type `kind` whose value is a set."""
+        operands: dict[str, ast.Node] = {}
+        for name in fields:
+            operand, t = self.visit(getattr(node, name))
+            self.need(operand, t, (kind,), f"'{type(node).__name__.lower()}'")
+            operands[name] = operand
+        return self.typed(replace(node, **operands), SET)  # type: ignore[arg-type]
+
     def visit_MakeSquare(self, node: ast.MakeSquare) -> tuple[ast.Node, str]:
-        file, ft = self.visit(node.file)
-        rank, rt = self.visit(node.rank)
-        self.need(file, ft, (NUMERIC,), "'makesquare'")
-        self.need(rank, rt, (NUMERIC,), "'makesquare'")
-        return self.typed(replace(node, file=file, rank=rank), SET)
+        return self._set_of_two(node, ("file", "rank"), NUMERIC)
 
     def visit_Direction(self, node: ast.Direction) -> tuple[ast.Node, str]:
         operand, t = self.visit(node.operand)
@@ -553,11 +558,7 @@ class _Checker:
         return self.typed(replace(node, operand=operand), SET)
 
     def visit_Between(self, node: ast.Between) -> tuple[ast.Node, str]:
-        left, lt = self.visit(node.left)
-        right, rt = self.visit(node.right)
-        self.need(left, lt, (SET,), "'between'")
-        self.need(right, rt, (SET,), "'between'")
-        return self.typed(replace(node, left=left, right=right), SET)
+        return self._set_of_two(node, ("left", "right"), SET)
 
     # assignments -------------------------------------------------------------------
     def visit_Assign(self, node: ast.Assign) -> tuple[ast.Node, str]:
