@@ -226,3 +226,38 @@ def test_nested_loops_stop_with_a_located_error(
     run = run_cql(tmp_path, query, GOOD)
     assert run.code == 1
     assert "q.cql:1:82: runtime error: this game needs more than 100,000 loop" in run.err
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGKILL"])
+def test_pool_workers_die_with_a_killed_parent(tmp_path: Path, signame: str) -> None:
+    import signal
+    import time
+
+    (tmp_path / "q.cql").write_text("cql() square s in . square t in . square u in . check")
+    proc = subprocess.Popen([str(BIN / "cql"), "-j", "2", "-o", "out.pgn", "q.cql", str(LICHESS)],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    for _ in range(300):  # the pool starts once the split has found two partitions
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        workers = [int(p) for p in children.read_text().split()] if children.exists() else []
+        if len(workers) >= 2:
+            break
+        time.sleep(0.1)
+    assert len(workers) >= 2
+    proc.send_signal(getattr(signal, signame))
+    code = proc.wait(30)
+    for _ in range(100):
+        if not any(Path(f"/proc/{w}").exists() and "Z" not in _state(w) for w in workers):
+            break
+        time.sleep(0.1)
+    assert not any(Path(f"/proc/{w}").exists() and "Z" not in _state(w) for w in workers)
+    if signame == "SIGTERM":  # SIGKILL cannot be caught: its temporary file stays
+        assert code == 143
+        assert os.listdir(tmp_path) == ["q.cql"]
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return "Z"

@@ -12,7 +12,6 @@ import itertools
 import multiprocessing
 import os
 import pickle
-import signal
 import traceback
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
@@ -32,6 +31,7 @@ from esochess.cqlvars.engine import (
 )
 from esochess.cqlvars.pgnio import GameText, Partition
 from esochess.cqlvars.progress import Progress
+from esochess.fen import processes
 
 OutcomeT = TypeVar("OutcomeT")
 O_co = TypeVar("O_co", covariant=True)
@@ -122,11 +122,11 @@ def raise_failure(result: PartitionResult[OutcomeT]) -> None:
 _WORKER: GameWorker[object] | None = None
 
 
-def _init_worker(factory: WorkerFactory[object]) -> None:
+def _init_worker(factory: WorkerFactory[object], parent: int) -> None:
     global _WORKER
-    # Ctrl-C is handled by the main process, which shuts the pool down; a worker must
-    # not print its own KeyboardInterrupt traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A worker ends with the main process, however that ends (SIGKILL included), and
+    # ignores Ctrl-C, which the main process handles by shutting the pool down.
+    processes.die_with_parent(parent)
     _WORKER = factory()
 
 
@@ -206,7 +206,7 @@ def _pool_results(
         max_workers=jobs,
         mp_context=_context(),
         initializer=_init_worker,
-        initargs=(factory,),
+        initargs=(factory, os.getpid()),
     )
     window: deque[tuple[Partition, Future[PartitionResult[OutcomeT]]]] = deque()
     source = iter(parts)
