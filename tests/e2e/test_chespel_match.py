@@ -24,7 +24,7 @@ def match(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 def check_output(stdout: str, games: int, first: str, second: str) -> list[str]:
     lines = stdout.splitlines()
-    assert len(lines) == games + 2, stdout
+    assert len(lines) == games + 2 + ("SPRT" in stdout), stdout
     reasons = []
     for number, line in enumerate(lines[:games], 1):
         found = LINE.match(line)
@@ -37,7 +37,8 @@ def check_output(stdout: str, games: int, first: str, second: str) -> list[str]:
                      rf"{games}\Z", lines[games])
     assert score, lines[games]
     assert sum(int(x) for x in score.groups()[:3]) == games
-    assert re.match(r"Elo difference: ([+-]inf|[+-]\d+\.\d \+/- (\d+\.\d|inf))\Z", lines[-1])
+    assert re.match(r"Elo difference: ([+-]inf|[+-]\d+\.\d \+/- (\d+\.\d|inf)), "
+                    r"LOS: \d+\.\d %\Z", lines[games + 1])
     return reasons
 
 
@@ -50,6 +51,49 @@ def test_k31_short_match_with_pgn(tmp_path: Path) -> None:
     text = pgn.read_text()
     assert text.count("[Event \"chespel match\"]") == 2
     assert "1. e4 e5" in text  # the first built-in opening
+    assert "[%emt " in text and "[Termination " in text
+
+
+def test_jobs_give_the_same_games_as_a_serial_run(tmp_path: Path) -> None:
+    (tmp_path / "openings.pgn").write_text(
+        '[Event "a"]\n\n1. d4 d5 2. c4 *\n\n'
+        '[Event "b"]\n[FEN "4k3/pppp1ppp/8/8/8/8/PPPP1PPP/4K2R w K - 0 1"]\n[SetUp "1"]\n\n'
+        '1. Kf1 *\n')
+    runs = []
+    for jobs in ("1", "2"):
+        pgn = tmp_path / f"games{jobs}.pgn"
+        done = match("examples/chespel/material.chp", "examples/chespel/positional.chp",
+                     "--games", "4", "--depth", "2", "--max-plies", "24", "--jobs", jobs,
+                     "--openings", str(tmp_path / "openings.pgn"), "--pgn", str(pgn))
+        assert done.returncode == 0, done.stderr
+        check_output(done.stdout, 4, "material", "positional")
+        games = [re.sub(r"\{[^}]*\}", "", game) for game in pgn.read_text().split("[Event")[1:]]
+        runs.append((done.stdout, games))
+    assert runs[0] == runs[1]
+    assert "1. d4 d5 2. c4" in runs[0][1][0]
+    assert '[FEN "4k3/pppp1ppp/8/8/8/8/PPPP1PPP/5K1R b - - 1 1"]' in runs[0][1][2]
+
+
+def test_sprt_and_jobs_usage_errors() -> None:
+    material = str(EXAMPLES / "material.chp")
+    done = match(material, material, "--sprt", "5,0")
+    assert done.returncode == 2 and "ELO0 must be below ELO1" in done.stderr
+    done = match(material, material, "--jobs", "0")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_sprt_stops_a_lopsided_match_early(tmp_path: Path) -> None:
+    (tmp_path / "noqueen.chp").write_text(
+        "module evaluation\n\n// material that ignores queens\nsym rule material:\n"
+        "\tpiece p with player == me, type != queen:\n\t\tscore p.value;\n")
+    done = match(str(EXAMPLES / "material.chp"), str(tmp_path / "noqueen.chp"),
+                 "--games", "200", "--depth", "3", "--max-plies", "150", "--jobs", "2",
+                 "--sprt", "0,150")
+    assert done.returncode == 0, done.stderr
+    played = int(re.findall(r"\] (\d+)$", done.stdout, re.M)[0])
+    assert played <= 30, done.stdout
+    assert done.stdout.rstrip().endswith("H1 was accepted")
 
 
 def test_match_rejects_bad_programs_and_engines(tmp_path: Path) -> None:

@@ -19,18 +19,20 @@ from esochess.chespel.cost import SAMPLE, cost_report, rule_costs
 from esochess.chespel.frontend import CheckResult, compile_source, format_report
 from esochess.chespel.match import (
     EngineSpec,
+    GameRecord,
     MatchError,
     Settings,
+    game_pgn,
     parse_tc,
     read_openings,
     run_match,
-    write_pgn,
 )
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.main import run_repl, run_uci
 from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Repl
 from esochess.chespel.runtime.values import ChespelRuntimeError
+from esochess.chespel.stats import MODELS, Model, Sprt
 from esochess.fen import SourceError, files, format_diagnostic
 from esochess.fen.cliutil import CONTEXT_SETTINGS, InputFile, version_option
 from esochess.fen.exitcodes import ExitCode
@@ -181,30 +183,49 @@ def uci(file: str) -> None:
 @click.option("--tc", metavar="BASE+INC", help="Real clocks, in seconds.")
 @click.option("--depth", type=click.IntRange(1, 64), help="Fixed search depth.")
 @click.option("--openings", "openings_file", type=InputFile(),
-              help="One opening per line: moves from the start position, or a FEN.")
+              help="Openings: one per line (moves from the start position, a FEN or an EPD "
+                   "line), or a .pgn file whose games' main lines are the openings. Each "
+                   "opening is played twice, colours reversed.")
 @click.option("--seed", type=int, help="Shuffle the openings with this seed.")
 @click.option("--max-plies", default=300, show_default=True, type=click.IntRange(1),
               help="Adjudicate a draw after this many half-moves.")
-@click.option("--pgn", "pgn_file", metavar="FILE", help="Write the games here.")
+@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1),
+              help="Games played at once, each on its own engine processes.")
+@click.option("--sprt", "sprt_text", metavar="ELO0,ELO1[,ALPHA,BETA]",
+              help="Stop as soon as the SPRT accepts Elo=ELO0 or Elo=ELO1 (alpha and beta "
+                   "0.05 by default); --games is then the limit.")
+@click.option("--sprt-model", type=click.Choice(MODELS), default="pentanomial",
+              show_default=True, help="Count game pairs (pentanomial) or single games.")
+@click.option("--pgn", "pgn_file", metavar="FILE",
+              help="Write the games here, with move times, clocks and the termination.")
 def match(first: str, second: str, games: int, movetime: float, tc: str | None,
           depth: int | None, openings_file: str | None, seed: int | None, max_plies: int,
-          pgn_file: str | None) -> None:
+          jobs: int, sprt_text: str | None, sprt_model: Model, pgn_file: str | None) -> None:
     """Play a match between two engines: FILE.chp or uci:COMMAND[;OPTION=VALUE]...."""
     for engine in (first, second):
         if not engine.startswith("uci:"):
             generated_source(engine)
     try:
+        sprt = Sprt.parse(sprt_text, sprt_model) if sprt_text else None
+    except ValueError as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    try:
         settings = Settings(
             games=games, movetime=movetime, tc=parse_tc(tc) if tc else None, depth=depth,
-            max_plies=max_plies, seed=seed,
+            max_plies=max_plies, seed=seed, jobs=jobs, sprt=sprt,
             **({"openings": read_openings(openings_file)} if openings_file else {}))
         with ExitStack() as stack:
             # Opened first, so an unwritable FILE is reported before any game is played.
             pgn = stack.enter_context(files.open_output(pgn_file, text=True)) if pgn_file else None
-            result = run_match(EngineSpec.parse(first), EngineSpec.parse(second), settings,
-                               click.echo)
-            if pgn is not None:
-                write_pgn(result, pgn)
+
+            def record(game: GameRecord) -> None:
+                if pgn is not None:
+                    pgn.write(game_pgn(game))
+                    pgn.flush()
+
+            run_match(EngineSpec.parse(first), EngineSpec.parse(second), settings, click.echo,
+                      record)
     except MatchError as exc:
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)

@@ -7,21 +7,25 @@ process (`python -m esochess.chespel uci FILE`), exactly as a built engine would
 
 from __future__ import annotations
 
-import math
+import io
 import random
 import shlex
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from queue import SimpleQueue
 
 import chess
 import chess.engine
 import chess.pgn
 
 from esochess.chespel.runtime.values import printable
+from esochess.chespel.stats import Sprt, elo_text, los
 from esochess.fen.diagnostics import SourceError
 from esochess.fen.files import UnreadableFile, read_source
 
@@ -81,11 +85,14 @@ class Settings:
     max_plies: int = 300
     openings: tuple[str, ...] = DEFAULT_OPENINGS
     seed: int | None = None
+    jobs: int = 1
+    sprt: Sprt | None = None
 
 
 @dataclass
 class GameRecord:
-    """One finished game."""
+    """One finished game, with each engine move's thinking time and (with --tc) the clock
+    the mover had left after it."""
 
     number: int
     white: str
@@ -94,6 +101,13 @@ class GameRecord:
     reason: str
     board: chess.Board
     start: chess.Board
+    times: list[float] = field(default_factory=list)
+    clocks: list[float] | None = None
+
+    def score(self) -> float:
+        """The first engine's points (it has White in odd-numbered games)."""
+        white = {"1-0": 1.0, "0-1": 0.0}.get(self.result, 0.5)
+        return white if self.number % 2 else 1 - white
 
 
 @dataclass
@@ -105,6 +119,31 @@ class MatchResult:
     draws: int = 0
     scores: list[float] = field(default_factory=list)
     games: list[GameRecord] = field(default_factory=list)
+    pairs: list[int] = field(default_factory=lambda: [0] * 5)
+    """Complete colour-reversed pairs by the first engine's points ×2 (0 … 4)."""
+    llr: float | None = None
+    accepted: str | None = None
+    """'H0' or 'H1' once an SPRT stopped the match."""
+
+    def add(self, record: GameRecord) -> None:
+        """Count a game (games arrive in order of their numbers)."""
+        score = record.score()
+        self.scores.append(score)
+        if score == 1:
+            self.wins += 1
+        elif score == 0:
+            self.losses += 1
+        else:
+            self.draws += 1
+        self.games.append(record)
+        if record.number % 2 == 0:
+            self.pairs[round(2 * (self.scores[-2] + score))] += 1
+
+    def sprt_counts(self, sprt: Sprt) -> list[int]:
+        """The outcome counts the SPRT's model reads, worst to best."""
+        if sprt.model == "pentanomial":
+            return list(self.pairs)
+        return [self.losses, self.draws, self.wins]
 
 
 def parse_tc(text: str) -> tuple[float, float]:
@@ -124,6 +163,8 @@ def read_openings(path: str) -> tuple[str, ...]:
         raise MatchError(str(exc)) from None
     except SourceError as exc:
         raise MatchError(f"{exc.path}:{exc.line}:{exc.column}: {exc.message}") from None
+    if path.lower().endswith(".pgn"):
+        return _pgn_openings(path, text)
     lines = tuple(line.strip() for line in text.splitlines() if line.strip())
     for number, line in enumerate(lines, 1):
         try:
@@ -135,10 +176,32 @@ def read_openings(path: str) -> tuple[str, ...]:
     return lines
 
 
+def _pgn_openings(path: str, text: str) -> tuple[str, ...]:
+    """Each game's main line as an opening (its end position's FEN when it has a setup)."""
+    openings = []
+    handle = io.StringIO(text)
+    number = 0
+    while (game := chess.pgn.read_game(handle)) is not None:
+        number += 1
+        if game.errors:
+            raise MatchError(f"{path}: game {number}: bad opening: {game.errors[0]}")
+        moves = list(game.mainline_moves())
+        if "FEN" in game.headers:
+            openings.append(game.end().board().fen())
+        elif moves:
+            openings.append(" ".join(move.uci() for move in moves))
+    if not openings:
+        raise MatchError(f"{path}: no openings")
+    return tuple(openings)
+
+
 def opening_board(line: str) -> chess.Board:
-    """The position after an opening line (SAN or coordinate moves, or a FEN)."""
+    """The position after an opening line (SAN or coordinate moves, a FEN or an EPD line)."""
     if "/" in line:
-        return chess.Board(line)
+        try:
+            return chess.Board(line)
+        except ValueError:
+            return chess.Board.from_epd(line)[0]
     board = chess.Board()
     for word in line.split():
         try:
@@ -150,20 +213,25 @@ def opening_board(line: str) -> chess.Board:
 
 def elo_line(result: MatchResult) -> str:
     """`Elo difference: ±E +/- M` with the 95 % interval of §12.4."""
+    return f"Elo difference: {elo_text(result.scores)}"
+
+
+def summary_lines(names: tuple[str, str], result: MatchResult,
+                  sprt: Sprt | None) -> list[str]:
+    """The score, Elo (interval and LOS) and SPRT lines that end a match."""
     n = len(result.scores)
-    s = sum(result.scores) / n if n else 0.5
-    if s <= 0:
-        return "Elo difference: -inf"
-    if s >= 1:
-        return "Elo difference: +inf"
-
-    def elo(score: float) -> float:
-        return -400 * math.log10(1 / score - 1)
-
-    sigma = math.sqrt(sum((x - s) ** 2 for x in result.scores) / n)
-    low, high = s - 1.96 * sigma / math.sqrt(n), s + 1.96 * sigma / math.sqrt(n)
-    margin = "inf" if low <= 0 or high >= 1 else f"{(elo(high) - elo(low)) / 2:.1f}"
-    return f"Elo difference: {elo(s) + 0.0:+.1f} +/- {margin}"
+    s = sum(result.scores) / n if n else 0.0
+    lines = [f"Score of {names[0]} vs {names[1]}: {result.wins} - {result.losses} - "
+             f"{result.draws} [{s:.3f}] {n}",
+             f"{elo_line(result)}, LOS: {100 * los(result.wins, result.losses):.1f} %"]
+    if sprt is not None:
+        llr = sprt.llr(result.sprt_counts(sprt))
+        verdict = {"H0": " - H0 was accepted", "H1": " - H1 was accepted"}.get(
+            result.accepted or "", "")
+        lines.append(f"SPRT ({sprt.model}, elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g}, "
+                     f"alpha {sprt.alpha:g}, beta {sprt.beta:g}): llr {llr:.2f}, "
+                     f"lbound {sprt.lower:.2f}, ubound {sprt.upper:.2f}{verdict}")
+    return lines
 
 
 class _Player:
@@ -202,17 +270,24 @@ class _Player:
             self.engine = None
 
 
-def _play_game(white: _Player, black: _Player, start: chess.Board,
-               settings: Settings) -> tuple[str, str, chess.Board]:
+def _play_game(white: _Player, black: _Player, number: int, start: chess.Board,
+               settings: Settings) -> GameRecord:
     board = start.copy()
+    record = GameRecord(number, white.name, black.name, "*", "", board, start)
     clocks = {chess.WHITE: settings.tc[0], chess.BLACK: settings.tc[0]} if settings.tc else None
+    record.clocks = [] if clocks is not None else None
+
+    def end(result: str, reason: str) -> GameRecord:
+        record.result, record.reason = result, reason
+        return record
+
     game_id = object()
     while True:
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:
-            return outcome.result(), _REASONS[outcome.termination], board
+            return end(outcome.result(), _REASONS[outcome.termination])
         if len(board.move_stack) >= settings.max_plies:
-            return "1/2-1/2", "max plies", board
+            return end("1/2-1/2", "max plies")
         mover = white if board.turn == chess.WHITE else black
         loss = "0-1" if board.turn == chess.WHITE else "1-0"
         if settings.depth is not None:
@@ -230,23 +305,25 @@ def _play_game(white: _Player, black: _Player, start: chess.Board,
         except (TimeoutError, chess.engine.EngineTerminatedError) as exc:
             mover.close()
             mover.start()
-            reason = "forfeit: time" if isinstance(exc, TimeoutError) else "forfeit: crash"
-            return loss, reason, board
+            return end(loss, "forfeit: time" if isinstance(exc, TimeoutError) else "forfeit: crash")
         except chess.engine.EngineError:
             mover.close()
             mover.start()
-            return loss, "forfeit: illegal move", board
+            return end(loss, "forfeit: illegal move")
         elapsed = time.monotonic() - began
         if clocks is not None:
             assert settings.tc is not None
             clocks[board.turn] -= elapsed
             if clocks[board.turn] < 0:
-                return loss, "forfeit: time", board
+                return end(loss, "forfeit: time")
             clocks[board.turn] += settings.tc[1]
         elif settings.depth is None and elapsed > settings.movetime + GRACE:
-            return loss, "forfeit: time", board
+            return end(loss, "forfeit: time")
         if played.move is None or played.move not in board.legal_moves:
-            return loss, "forfeit: illegal move", board
+            return end(loss, "forfeit: illegal move")
+        record.times.append(elapsed)
+        if record.clocks is not None and clocks is not None:
+            record.clocks.append(clocks[board.turn])
         board.push(played.move)
 
 
@@ -261,55 +338,118 @@ _REASONS = {
 }
 
 
+
+
+class _Seats:
+    """Engine pairs, one per game being played: a pair serves one game at a time and is
+    handed to the next game only when that game is over."""
+
+    def __init__(self, first: EngineSpec, second: EngineSpec, timeout: float | None) -> None:
+        self.specs = (first, second)
+        self.timeout = timeout
+        self.free: SimpleQueue[tuple[_Player, _Player]] = SimpleQueue()
+        self.all: list[_Player] = []
+        self.lock = threading.Lock()
+
+    @contextmanager
+    def seat(self) -> Iterator[tuple[_Player, _Player]]:
+        """A free engine pair (started on first use), returned when the block ends."""
+        if self.free.empty():
+            pair = []
+            for spec in self.specs:
+                player = _Player(spec, self.timeout)
+                with self.lock:
+                    self.all.append(player)
+                pair.append(player)
+            seat = (pair[0], pair[1])
+        else:
+            seat = self.free.get()
+        try:
+            yield seat
+        finally:
+            self.free.put(seat)
+
+    def close(self) -> None:
+        for player in self.all:
+            player.close()
+
+
 def run_match(first: EngineSpec, second: EngineSpec, settings: Settings,
-              emit: Callable[[str], None]) -> MatchResult:
-    """Play the match, calling `emit` with each output line of §12.4."""
+              emit: Callable[[str], None],
+              on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
+    """Play the match, calling `emit` with each output line of §12.4 and `on_game` with each
+    game, both in the order of the game numbers whatever `settings.jobs` is.
+
+    Games come in colour-reversed pairs on the same opening; with `jobs` > 1 that many pairs
+    are played at once, each game on its own engine processes. An SPRT is checked after
+    every game in number order, so a stopped match counts the same games as a serial one.
+    """
     openings = list(settings.openings)
     if settings.seed is not None:
         random.Random(settings.seed).shuffle(openings)
     timeout = None if settings.depth is not None or settings.tc else GRACE
-    players = [_Player(first, timeout)]
+    seats = _Seats(first, second, timeout)
+    stop = threading.Event()
+
+    def play_pair(index: int) -> list[GameRecord]:
+        start = opening_board(openings[index % len(openings)])
+        records = []
+        for number in (2 * index + 1, 2 * index + 2):
+            if number > settings.games or stop.is_set():
+                break
+            with seats.seat() as (one, two):
+                white, black = (one, two) if number % 2 else (two, one)
+                records.append(_play_game(white, black, number, start, settings))
+        return records
+
+    result = MatchResult()
+    pool = ThreadPoolExecutor(max_workers=settings.jobs, thread_name_prefix="chespel-game")
     try:
-        players.append(_Player(second, timeout))
-        one, two = players
-        result = MatchResult()
-        for number in range(1, settings.games + 1):
-            start = opening_board(openings[((number - 1) // 2) % len(openings)])
-            white, black = (one, two) if number % 2 else (two, one)
-            outcome, reason, board = _play_game(white, black, start, settings)
-            emit(f"game {number}/{settings.games}: {white.name} vs {black.name}: "
-                 f"{outcome} ({reason})")
-            score = {"1-0": 1.0, "0-1": 0.0}.get(outcome, 0.5)
-            if white is two:
-                score = 1 - score
-            result.scores.append(score)
-            if score == 1:
-                result.wins += 1
-            elif score == 0:
-                result.losses += 1
-            else:
-                result.draws += 1
-            result.games.append(GameRecord(number, white.name, black.name, outcome, reason,
-                                           board, start))
-        n = settings.games
-        s = sum(result.scores) / n if n else 0.0
-        emit(f"Score of {one.name} vs {two.name}: {result.wins} - {result.losses} - "
-             f"{result.draws} [{s:.3f}] {n}")
-        emit(elo_line(result))
-        return result
+        futures: list[Future[list[GameRecord]]] = [
+            pool.submit(play_pair, index) for index in range((settings.games + 1) // 2)]
+        for future in futures:
+            for record in future.result():
+                if result.accepted is not None:
+                    break
+                result.add(record)
+                emit(f"game {record.number}/{settings.games}: {record.white} vs "
+                     f"{record.black}: {record.result} ({record.reason})")
+                if on_game is not None:
+                    on_game(record)
+                if settings.sprt is not None:
+                    result.llr = settings.sprt.llr(result.sprt_counts(settings.sprt))
+                    result.accepted = settings.sprt.decision(result.llr)
+            if result.accepted is not None:
+                stop.set()
+                break
     finally:
-        for player in players:
-            player.close()
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        seats.close()
+    first_game = result.games[0]
+    for line in summary_lines((first_game.white, first_game.black), result, settings.sprt):
+        emit(line)
+    return result
 
 
-def write_pgn(result: MatchResult, handle: IO[str]) -> None:
-    """Write the games as PGN to `handle` (from `esochess.fen.files.open_output`)."""
-    for record in result.games:
-        game = chess.pgn.Game.from_board(record.board)
-        game.headers["Event"] = "chespel match"
-        game.headers["Round"] = str(record.number)
-        game.headers["White"] = record.white
-        game.headers["Black"] = record.black
-        game.headers["Result"] = record.result
-        game.headers["Termination"] = record.reason
-        print(game, file=handle, end="\n\n")
+_TERMINATIONS = {"max plies": "adjudication", "forfeit: time": "time forfeit",
+                 "forfeit: crash": "abandoned", "forfeit: illegal move": "rules infraction"}
+
+
+def game_pgn(record: GameRecord) -> str:
+    """The game as PGN: the standard Termination tag, the detailed reason as the last
+    comment, and each engine move's `[%emt]` thinking time (and `[%clk]` clock with --tc)."""
+    game = chess.pgn.Game.from_board(record.board)
+    game.headers["Event"] = "chespel match"
+    game.headers["Round"] = str(record.number)
+    game.headers["White"] = record.white
+    game.headers["Black"] = record.black
+    game.headers["Result"] = record.result
+    game.headers["Termination"] = _TERMINATIONS.get(record.reason, "normal")
+    nodes = list(game.mainline())[len(record.start.move_stack):]
+    for index, node in enumerate(nodes):
+        node.set_emt(record.times[index])
+        if record.clocks is not None:
+            node.set_clock(record.clocks[index])
+    game.end().comment = " ".join(part for part in (game.end().comment, record.reason) if part)
+    return f"{game}\n\n"
