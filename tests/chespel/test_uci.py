@@ -40,6 +40,7 @@ def test_k27_handshake() -> None:
         "id author chespel",
         "option name Hash type spin default 64 min 1 max 4096",
         "option name OwnBook type check default true",
+        "option name BookFile type string default <empty>",
         "uciok",
         "readyok",
     ]

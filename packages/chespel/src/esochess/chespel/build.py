@@ -19,6 +19,7 @@ from esochess.fen.files import OutputError, write_atomic
 
 SHEBANG = b"#!/usr/bin/env python3\n"
 PROGRAM_MODULE = "chespel_program"
+BOOK_NAME = "chespel_book.bin"
 
 # Written without newer syntax so that an old interpreter reaches the version check.
 MAIN = '''\
@@ -30,7 +31,12 @@ try:
     from esochess.chespel.runtime.evaluation import Program
     from esochess.chespel.runtime.main import main
     import chespel_program
-    status = main(Program.from_module(chespel_program), sys.argv[1:])
+    import pkgutil
+    try:
+        book = pkgutil.get_data("chespel_program", "chespel_book.bin")
+    except OSError:
+        book = None
+    status = main(Program.from_module(chespel_program), sys.argv[1:], book)
 except KeyboardInterrupt:
     status = 130
 sys.exit(status)
@@ -68,13 +74,27 @@ def _chess_files() -> tuple[list[Path], tuple[str, str]]:
     return files, licence
 
 
-def archive_bytes(program_source: str) -> bytes:
-    """The zip archive (without the shebang) for a generated program module."""
+def read_book(path: str) -> bytes:
+    """A Polyglot book's bytes, checked (raises BuildError)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise BuildError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) % 16:
+        raise BuildError(f"{path} is not a Polyglot book (its size is not a multiple of 16)")
+    return data
+
+
+def archive_bytes(program_source: str, book: bytes | None = None) -> bytes:
+    """The zip archive (without the shebang) for a generated program module and, when
+    given, the Polyglot book the engine plays from."""
     buffer = io.BytesIO()
     chess_files, (licence_name, licence_text) = _chess_files()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("__main__.py", MAIN)
         archive.writestr(f"{PROGRAM_MODULE}.py", program_source)
+        if book is not None:
+            archive.writestr(BOOK_NAME, book)
         archive.writestr("esochess/__init__.py", PACKAGE_INIT)
         archive.writestr("esochess/chespel/__init__.py", PACKAGE_INIT)
         for path in sorted(_runtime_dir().glob("*.py")):
@@ -91,10 +111,12 @@ def archive_bytes(program_source: str) -> bytes:
     return buffer.getvalue()
 
 
-def write_executable(program_source: str, target: str, *, inputs: Sequence[str] = ()) -> None:
+def write_executable(program_source: str, target: str, *, inputs: Sequence[str] = (),
+                     book: bytes | None = None) -> None:
     """Write the executable file `target` (replacing it; executable as the umask allows)
-    through the shared writer, which never replaces one of `inputs`."""
-    data = SHEBANG + archive_bytes(program_source)
+    through the shared writer, which never replaces one of `inputs`; `book` is a Polyglot
+    book to carry inside it."""
+    data = SHEBANG + archive_bytes(program_source, book)
     try:
         write_atomic(target, data, executable=True, inputs=inputs)
     except OutputError as exc:

@@ -13,7 +13,7 @@ from contextlib import ExitStack
 
 import click
 
-from esochess.chespel.build import BuildError, default_output, write_executable
+from esochess.chespel.build import BuildError, default_output, read_book, write_executable
 from esochess.chespel.codegen import CodegenError, generate_checked, load
 from esochess.chespel.cost import SAMPLE, cost_report, rule_costs
 from esochess.chespel.frontend import CheckResult, compile_source, format_report
@@ -109,12 +109,16 @@ def compiled(file: str) -> Program:
 @main.command()
 @click.argument("file", type=InputFile())
 @click.option("-o", "output", metavar="NAME", help="Executable to write (default: FILE without .chp).")
-def build(file: str, output: str | None) -> None:
+@click.option("--book", "book_file", type=InputFile(), metavar="FILE.bin",
+              help="A Polyglot opening book to build into the engine (the program's own "
+                   "opening rules still come first).")
+def build(file: str, output: str | None, book_file: str | None) -> None:
     """Compile FILE.chp into a self-contained executable engine."""
     source = generated_source(file)
     target = output or default_output(file)
     try:
-        write_executable(source, target, inputs=[file])
+        write_executable(source, target, inputs=[file],
+                         book=read_book(book_file) if book_file else None)
     except BuildError as exc:
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)

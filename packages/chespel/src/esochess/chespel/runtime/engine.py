@@ -11,6 +11,7 @@ import chess
 
 from esochess.chespel.runtime.book import Book
 from esochess.chespel.runtime.evaluation import Program
+from esochess.chespel.runtime.polyglot import PolyglotBook
 from esochess.chespel.runtime.positions import castle_bit, placement_flags, position_key
 from esochess.chespel.runtime.search import Iteration, Limits, Searcher, SearchResult
 from esochess.chespel.runtime.values import ChespelRuntimeError
@@ -48,17 +49,23 @@ class Choice:
 
     move: chess.Move | None
     book_line: int | None = None
+    book_entry: tuple[str, int] | None = None
+    """The Polyglot book's name and the entry's weight, for a book move."""
     result: SearchResult | None = None
 
 
 class Engine:
     """A program with its search state, book and once-per-process error reporting."""
 
-    def __init__(self, program: Program, report: Callable[[str], None]) -> None:
+    def __init__(self, program: Program, report: Callable[[str], None],
+                 polyglot: PolyglotBook | None = None) -> None:
         self.program = program
         self.report = report
         self.book = Book(program.openings)
         self.use_book = True
+        self.embedded = polyglot
+        """The book built into the executable, used while the BookFile option is empty."""
+        self.polyglot = polyglot
         self.searcher = Searcher(program, on_error=self._runtime_error)
         self._reported: set[str] = set()
         self._lock = threading.Lock()
@@ -91,6 +98,10 @@ class Engine:
                     return Choice(answer.move, book_line=answer.rule.line)
                 self.report_once(f"error: opening rule at line {answer.rule.line}: "
                                  "the destination is not reachable by one legal move")
+        if self.use_book and self.polyglot is not None:
+            entry = self.polyglot.lookup(board)
+            if entry is not None:
+                return Choice(entry.move, book_entry=(self.polyglot.name, entry.weight))
         if len(moves) == 1 and limits.stops_at_mate:
             return Choice(moves[0])
         history = _since_irreversible(game)

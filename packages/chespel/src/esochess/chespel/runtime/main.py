@@ -8,6 +8,7 @@ from typing import TextIO
 
 from esochess.chespel.runtime.engine import Engine
 from esochess.chespel.runtime.evaluation import Program
+from esochess.chespel.runtime.polyglot import PolyglotBook
 from esochess.chespel.runtime.repl import Output, Repl, input_lines
 from esochess.chespel.runtime.uci import UciSession
 
@@ -17,10 +18,12 @@ USAGE = """usage: {name} [--uci | --help]
   --help         print this text"""
 
 
-def run_repl(program: Program, stdin: TextIO, stdout: TextIO, interactive: bool = False) -> int:
+def run_repl(program: Program, stdin: TextIO, stdout: TextIO, interactive: bool = False,
+             book: PolyglotBook | None = None) -> int:
     """Run the REPL (switching to UCI mode on `uci`); returns the exit status."""
     try:
         repl = Repl(program, stdin, stdout, interactive)
+        repl.engine.embedded = repl.engine.polyglot = book
         if repl.run() == "uci":
             return UciSession(repl.engine, repl.out).run(repl.lines, first="uci")
         return 0
@@ -31,11 +34,12 @@ def run_repl(program: Program, stdin: TextIO, stdout: TextIO, interactive: bool 
         return 0
 
 
-def run_uci(program: Program, stdin: TextIO, stdout: TextIO) -> int:
+def run_uci(program: Program, stdin: TextIO, stdout: TextIO,
+            book: PolyglotBook | None = None) -> int:
     """Run UCI mode from the first line; returns the exit status."""
     try:
         out = Output(stdout)
-        engine = Engine(program, out.line)
+        engine = Engine(program, out.line, book)
         return UciSession(engine, out).run(input_lines(stdin))
     except KeyboardInterrupt:
         return 130
@@ -43,14 +47,16 @@ def run_uci(program: Program, stdin: TextIO, stdout: TextIO) -> int:
         return 0
 
 
-def main(program: Program, argv: list[str]) -> int:
-    """Dispatch on the command-line arguments of a built engine."""
+def main(program: Program, argv: list[str], book_data: bytes | None = None) -> int:
+    """Dispatch on the command-line arguments of a built engine (`book_data`: the Polyglot
+    book built into it)."""
+    book = PolyglotBook.from_bytes(book_data, "the built-in book") if book_data else None
     if argv == ["--help"]:
         print(USAGE.format(name=program.name))
         return 0
     if argv == ["--uci"]:
-        return run_uci(program, sys.stdin, sys.stdout)
+        return run_uci(program, sys.stdin, sys.stdout, book)
     if argv:
         print(USAGE.format(name=program.name), file=sys.stderr)
         return 2
-    return run_repl(program, sys.stdin, sys.stdout, sys.stdin.isatty())
+    return run_repl(program, sys.stdin, sys.stdout, sys.stdin.isatty(), book)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import chess
 
 from esochess.chespel.runtime.engine import Engine, Game
+from esochess.chespel.runtime.polyglot import BookError, PolyglotBook
 from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Output
 from esochess.chespel.runtime.search import Iteration, Limits, mate_in
@@ -173,6 +174,7 @@ class UciSession:
             self.out.line("id author chespel")
             self.out.line(f"option name Hash type spin default {program.hash_size} min 1 max 4096")
             self.out.line("option name OwnBook type check default true")
+            self.out.line("option name BookFile type string default <empty>")
             self.out.line("uciok")
         elif word == "setoption":
             self.set_option(rest)
@@ -201,10 +203,22 @@ class UciSession:
             self.engine.searcher.resize(int(value))
         elif option == "ownbook" and value.lower() in ("true", "false"):
             self.engine.use_book = value.lower() == "true"
+        elif option == "bookfile":
+            self.set_book_file(value)
         elif option in ("hash", "ownbook"):
             self.out.line(f"info string error: bad value for option {name}: {value}")
         else:
             self.out.line(f"info string unknown option {name}")
+
+    def set_book_file(self, value: str) -> None:
+        """Use the Polyglot book at `value`; empty or `<empty>` goes back to the built-in one."""
+        if value in ("", "<empty>"):
+            self.engine.polyglot = self.engine.embedded
+            return
+        try:
+            self.engine.polyglot = PolyglotBook.open(value)
+        except BookError as exc:
+            self.out.line(f"info string error: {exc}")
 
     def position(self, rest: str) -> None:
         """`position startpos|fen F [moves …]`; a bad FEN or move rejects the whole command."""
@@ -317,6 +331,9 @@ class UciSession:
                 self.out.line("info depth 0 score mate 0" if mated else "info depth 0 score cp 0")
             elif choice.book_line is not None:
                 self.out.line(f"info string opening rule at line {choice.book_line}")
+            elif choice.book_entry is not None:
+                name, weight = choice.book_entry
+                self.out.line(f"info string book move from {name} (weight {weight})")
             elif choice.result is None or not choice.result.iterations:
                 # The only legal move, or a search stopped before depth 1 completed.
                 self.out.line(f"info depth 1 score cp 0 nodes 0 pv {choice.move.uci()}")
