@@ -41,6 +41,7 @@ def test_k27_handshake() -> None:
         "option name Hash type spin default 64 min 1 max 4096",
         "option name OwnBook type check default true",
         "option name BookFile type string default <empty>",
+        "option name ShowRules type check default false",
         "uciok",
         "readyok",
     ]
@@ -139,3 +140,22 @@ def test_opening_rule_in_uci_and_ownbook() -> None:
 ])
 def test_score_text(score: int, text: str) -> None:
     assert score_text(score) == text
+
+
+def test_show_rules_explains_the_root_evaluation() -> None:
+    positional = example("positional.chp")
+    lines = uci(positional, "setoption name ShowRules value true",
+                "position startpos moves e2e4 d7d5 e4d5", "go depth 1")
+    assert lines[0] == "info string rules: -0.95 for black"
+    assert lines[1] == "info string rule material: -1 (me +38, foe -39)"
+    assert "info string rule pawnStructure: +0.3 (me 0, foe +0.3)" in lines
+    assert lines[-1].startswith("bestmove")
+    board = chess.Board()
+    for move in ("e2e4", "d7d5", "e4d5"):
+        board.push_uci(move)
+    assert positional.evaluate(board, chess.BLACK, 0) == -950
+    # Off by default, and a bad value is reported.
+    quiet = uci(positional, "position startpos", "go depth 1",
+                "setoption name ShowRules value maybe")
+    assert not any(line.startswith("info string rule") for line in quiet)
+    assert quiet[-1] == "info string error: bad value for option ShowRules: maybe"

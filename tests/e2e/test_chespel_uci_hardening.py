@@ -158,7 +158,7 @@ def test_a_newline_in_the_file_name_stays_in_one_id_line(tmp_path: Path) -> None
         assert name == "id name evil?uciok"
         seen: list[str] = []
         engine.until("uciok", seen)
-        assert seen[0] == "id author chespel" and len(seen) == 4
+        assert seen[0] == "id author chespel" and len(seen) == 5
     finally:
         engine.close()
 

@@ -144,6 +144,25 @@ class Program:
         fixed = fixed_value(board, color)
         if fixed is not None:
             return fixed[0], [f"game over: {fixed[1]}"]
+        items = self._items(board, color, flags)
+        return clamp(sum(item[2] for item in items)), merge_items(items)
+
+    def rule_totals(self, board: chess.Board, color: bool,
+                    flags: int) -> tuple[int, dict[str, dict[str, int]]]:
+        """The evaluation and what each rule that scored contributed to it, by side (`me`,
+        `foe`, or '' for a rule that is not symmetric), in the order the rules scored (no
+        rules for a fixed value)."""
+        fixed = fixed_value(board, color)
+        if fixed is not None:
+            return fixed[0], {}
+        totals: dict[str, dict[str, int]] = {}
+        for prefix, rule, value, _ in self._items(board, color, flags):
+            sides = totals.setdefault(rule, {})
+            side = prefix.strip().removesuffix(":")
+            sides[side] = sides.get(side, 0) + value
+        return clamp(sum(sum(s.values()) for s in totals.values())), totals
+
+    def _items(self, board: chess.Board, color: bool, flags: int) -> list[Item]:
         ctx = Context(board, flags, self.threshold)
         items: list[Item] = []
         try:
@@ -155,7 +174,7 @@ class Program:
                 self.verbose_main(ctx, color, items)
         except (MemoryError, RecursionError) as exc:
             raise self.resource_error(exc) from None
-        return clamp(sum(item[2] for item in items)), merge_items(items)
+        return items
 
 
 def fixed_value(board: chess.Board, color: bool) -> tuple[int, str] | None:

@@ -24,7 +24,7 @@ from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Output
 from esochess.chespel.runtime.search import Iteration, Limits, mate_in
 from esochess.chespel.runtime.timing import clock_limits
-from esochess.chespel.runtime.values import printable
+from esochess.chespel.runtime.values import ChespelRuntimeError, clamp, format_signed, printable
 
 
 def score_text(score: int) -> str:
@@ -86,6 +86,8 @@ class UciSession:
         self._infinite: set[threading.Event] = set()
         self._worker: threading.Thread | None = None
         self._quitting = False
+        self.show_rules = False
+        """ShowRules: explain the root evaluation rule by rule before each search."""
 
     # ------------------------------------------------------------------ reader
 
@@ -175,6 +177,7 @@ class UciSession:
             self.out.line(f"option name Hash type spin default {program.hash_size} min 1 max 4096")
             self.out.line("option name OwnBook type check default true")
             self.out.line("option name BookFile type string default <empty>")
+            self.out.line("option name ShowRules type check default false")
             self.out.line("uciok")
         elif word == "setoption":
             self.set_option(rest)
@@ -203,9 +206,11 @@ class UciSession:
             self.engine.searcher.resize(int(value))
         elif option == "ownbook" and value.lower() in ("true", "false"):
             self.engine.use_book = value.lower() == "true"
+        elif option == "showrules" and value.lower() in ("true", "false"):
+            self.show_rules = value.lower() == "true"
         elif option == "bookfile":
             self.set_book_file(value)
-        elif option in ("hash", "ownbook"):
+        elif option in ("hash", "ownbook", "showrules"):
             self.out.line(f"info string error: bad value for option {name}: {value}")
         else:
             self.out.line(f"info string unknown option {name}")
@@ -322,8 +327,29 @@ class UciSession:
                 self._stops.remove(event)
             self._infinite.discard(event)
 
+    def rule_lines(self, game: Game) -> list[str]:
+        """`info string` lines: the root evaluation for the side to move, rule by rule."""
+        program = self.engine.program
+        color = game.board.turn
+        try:
+            total, rules = program.rule_totals(game.board, color, game.flags)
+        except ChespelRuntimeError as exc:
+            return [f"info string error: {exc.render(program.source_path)}"]
+        side = "white" if color == chess.WHITE else "black"
+        lines = [f"info string rules: {format_signed(total)} for {side}"]
+        for name, sides in rules.items():
+            line = f"info string rule {name}: {format_signed(clamp(sum(sides.values())))}"
+            if any(sides):
+                line += " (" + ", ".join(f"{side} {format_signed(clamp(value))}"
+                                         for side, value in sides.items()) + ")"
+            lines.append(line)
+        return lines
+
     def _search(self, game: Game, limits: Limits, start: float, stop: threading.Event) -> None:
         try:
+            if self.show_rules:
+                for text in self.rule_lines(game):
+                    self.out.line(text)
             choice = self.engine.choose(game, limits, start, stop,
                                         lambda it: self.out.line(info_line(it)))
             if choice.move is None:
