@@ -8,11 +8,13 @@ exits.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from contextlib import ExitStack
 
 import click
 
+from esochess.chespel.ablate import ablate, table
 from esochess.chespel.build import BuildError, default_output, read_book, write_executable
 from esochess.chespel.codegen import CodegenError, generate_checked, load
 from esochess.chespel.cost import SAMPLE, cost_report, rule_costs
@@ -36,6 +38,7 @@ from esochess.chespel.stats import MODELS, Model, Sprt
 from esochess.fen import SourceError, files, format_diagnostic
 from esochess.fen.cliutil import CONTEXT_SETTINGS, InputFile, version_option
 from esochess.fen.exitcodes import ExitCode
+from esochess.fen.suggest import with_suggestion
 
 EXIT_RUNTIME = ExitCode.FAILURE
 EXIT_USAGE = ExitCode.USAGE
@@ -236,3 +239,47 @@ def match(first: str, second: str, games: int, movetime: float, tc: str | None,
     except files.OutputError as exc:
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_RUNTIME)
+
+
+@main.command(name="ablate")
+@click.argument("file", type=InputFile())
+@click.option("--games", default=20, show_default=True, type=click.IntRange(1),
+              help="Games per rule (the limit, with --sprt).")
+@click.option("--depth", default=2, show_default=True, type=click.IntRange(1, 64),
+              help="Fixed search depth of both sides.")
+@click.option("--max-plies", default=200, show_default=True, type=click.IntRange(1),
+              help="Adjudicate a draw after this many half-moves.")
+@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1),
+              help="Games played at once, each on its own engine processes.")
+@click.option("--openings", "openings_file", type=InputFile(),
+              help="Openings, as for `chespel match`.")
+@click.option("--sprt", "sprt_text", metavar="ELO0,ELO1[,ALPHA,BETA]",
+              help="Stop each rule's match when this SPRT decides.")
+@click.option("--rule", "rules", multiple=True, metavar="NAME",
+              help="Only this rule (repeatable).")
+def ablate_command(file: str, games: int, depth: int, max_plies: int, jobs: int,
+                   openings_file: str | None, sprt_text: str | None,
+                   rules: tuple[str, ...]) -> None:
+    """What each rule of FILE.chp is worth: FILE against FILE with the rule switched off,
+    one rule at a time, as a table of Elo with its 95 % interval (positive: the rule helps)."""
+    generated_source(file)
+    result = load_program(file)
+    assert result.program is not None
+    known = {rule.name for module in result.program.modules for rule in module.rules}
+    for name in rules:
+        if name not in known:
+            click.echo("chespel: error: " + with_suggestion(f"{file} has no rule '{name}'", name,
+                                                            sorted(known)), err=True)
+            sys.exit(EXIT_USAGE)
+    try:
+        sprt = Sprt.parse(sprt_text) if sprt_text else None
+        settings = Settings(games=games, depth=depth, max_plies=max_plies, jobs=jobs, sprt=sprt)
+        if openings_file:
+            settings = dataclasses.replace(settings, openings=read_openings(openings_file))
+        rows = ablate(file, read_source(file), result.program, settings,
+                      lambda line: click.echo(line, err=True), rules)
+    except (MatchError, ValueError) as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    for line in table(rows):
+        click.echo(line)
