@@ -18,6 +18,7 @@ from pathlib import Path
 from esochess.chespel import ast
 from esochess.chespel.match import EngineSpec, MatchResult, Settings, run_match
 from esochess.chespel.stats import elo_text, los
+from esochess.fen.files import write_atomic
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def ablate(path: str, source: str, program: ast.Program, settings: Settings,
     with tempfile.TemporaryDirectory(prefix="chespel-ablate-") as directory:
         for span in spans:
             variant = Path(directory) / _file_name(stem, span)
-            variant.write_text(without_rule(source, span), encoding="utf-8")
+            write_atomic(variant, without_rule(source, span))
             progress(f"rule {span.name}: {settings.games} games")
             result = run_match(EngineSpec.parse(path), EngineSpec.parse(str(variant)), settings,
                                lambda line: None)
