@@ -149,3 +149,25 @@ def test_an_unwritable_pgn_is_reported_before_any_game(tmp_path: Path) -> None:
                  "--games", "2", "--depth", "1", "--pgn", str(target))
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"chespel: error: cannot write {target}: no such directory\n"
+
+
+def test_interrupted_parallel_match_stops_its_engines_and_leaves_no_pgn(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    pgn = tmp_path / "games.pgn"
+    command = [sys.executable, "-m", "esochess.chespel", "match",
+               str(EXAMPLES / "material.chp"), str(EXAMPLES / "positional.chp"), "--games", "40",
+               "--movetime", "0.5", "--jobs", "2", "--pgn", str(pgn)]
+    # Started through exec so that SIGINT is not inherited as ignored.
+    launcher = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                "os.execv(sys.executable, sys.argv[1:])")
+    process = subprocess.Popen([sys.executable, "-c", launcher, *command], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(6)
+    process.send_signal(signal.SIGINT)
+    # Without stopping the engines first, the games in play would run to their end.
+    out, err = process.communicate(timeout=60)
+    assert process.returncode != 0
+    assert "Traceback" not in err
+    assert not pgn.exists() and list(tmp_path.iterdir()) == []

@@ -15,6 +15,7 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from esochess.chespel.runtime.polyglot import BookError, PolyglotBook
 from esochess.fen.files import OutputError, write_atomic
 
 SHEBANG = b"#!/usr/bin/env python3\n"
@@ -80,8 +81,10 @@ def read_book(path: str) -> bytes:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise BuildError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) % 16:
-        raise BuildError(f"{path} is not a Polyglot book (its size is not a multiple of 16)")
+    try:
+        PolyglotBook.from_bytes(data, path)
+    except BookError as exc:
+        raise BuildError(str(exc)) from None
     return data
 
 

@@ -242,9 +242,12 @@ class _Player:
         self.timeout = timeout
         self.engine: chess.engine.SimpleEngine | None = None
         self.name = spec.name or spec.command[0]
+        self.retired = False
         self.start()
 
     def start(self) -> None:
+        if self.retired:
+            raise MatchError("the match was stopped")
         try:
             self.engine = chess.engine.SimpleEngine.popen_uci(
                 list(self.spec.command), timeout=STARTUP, stderr=None)
@@ -350,6 +353,7 @@ class _Seats:
         self.free: SimpleQueue[tuple[_Player, _Player]] = SimpleQueue()
         self.all: list[_Player] = []
         self.lock = threading.Lock()
+        self.closed = False
 
     @contextmanager
     def seat(self) -> Iterator[tuple[_Player, _Player]]:
@@ -360,6 +364,10 @@ class _Seats:
                 player = _Player(spec, self.timeout)
                 with self.lock:
                     self.all.append(player)
+                    if self.closed:
+                        player.retired = True
+                        player.close()
+                        raise MatchError("the match was stopped")
                 pair.append(player)
             seat = (pair[0], pair[1])
         else:
@@ -370,7 +378,12 @@ class _Seats:
             self.free.put(seat)
 
     def close(self) -> None:
-        for player in self.all:
+        """Stop every engine (a game still being played ends at once) and start no more."""
+        with self.lock:
+            self.closed = True
+            players = list(self.all)
+        for player in players:
+            player.retired = True
             player.close()
 
 
@@ -423,9 +436,11 @@ def run_match(first: EngineSpec, second: EngineSpec, settings: Settings,
                 stop.set()
                 break
     finally:
+        # Games still being played (beyond an SPRT stop, or after an error or Ctrl-C) are
+        # abandoned: their engines are stopped first, so that no thread waits on them.
         stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
         seats.close()
+        pool.shutdown(wait=True, cancel_futures=True)
     first_game = result.games[0]
     for line in summary_lines((first_game.white, first_game.black), result, settings.sprt):
         emit(line)
