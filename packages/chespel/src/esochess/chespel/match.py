@@ -212,7 +212,7 @@ def opening_board(line: str) -> chess.Board:
 
 
 def elo_line(result: MatchResult) -> str:
-    """`Elo difference: ±E +/- M` with the 95 % interval of §12.4."""
+    """`Elo difference: ±E +/- M` with the 95 % interval (docs/reference/chespel.md#summary)."""
     return f"Elo difference: {elo_text(result.scores)}"
 
 
@@ -390,8 +390,8 @@ class _Seats:
 def run_match(first: EngineSpec, second: EngineSpec, settings: Settings,
               emit: Callable[[str], None],
               on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
-    """Play the match, calling `emit` with each output line of §12.4 and `on_game` with each
-    game, both in the order of the game numbers whatever `settings.jobs` is.
+    """Play the match, calling `emit` with each output line (docs/reference/chespel.md#match)
+    and `on_game` with each game, both in game-number order whatever `settings.jobs` is.
 
     Games come in colour-reversed pairs on the same opening; with `jobs` > 1 that many pairs
     are played at once, each game on its own engine processes. An SPRT is checked after
