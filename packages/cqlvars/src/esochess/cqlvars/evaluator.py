@@ -1,4 +1,4 @@
-"""The compiled evaluator (spec §4, §5, §7.3.5): checked AST -> Python closures.
+"""The compiled evaluator (docs/reference/cql.md#filters): checked AST -> Python closures.
 
 Every node compiles to a closure `f(ctx) -> value`, where None means "does not match"
 (no value). Logical filters return True, numeric ones an int, sets a 64-bit mask (a set

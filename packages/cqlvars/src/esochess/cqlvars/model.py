@@ -1,4 +1,4 @@
-"""The game model the evaluator reads (spec §8): in-scope positions and per-game state.
+"""The game model the evaluator reads (docs/reference/cql.md#evaluation-model): in-scope positions and per-game state.
 
 `GameModel` is the game tree restricted to in-scope positions, numbered in pre-order,
 with boards, check status, legal moves and piece-id maps computed lazily per position.
@@ -81,7 +81,7 @@ class GameModel:
         return result
 
     def piece_ids(self, i: int) -> dict[int, int]:
-        """square -> piece id at position i (§5.8), computed lazily from the parent."""
+        """square -> piece id at position i (docs/reference/cql.md#power), computed lazily from the parent."""
         cache = self.cache[i]
         ids: dict[int, int] | None = cache.get("ids")
         if ids is not None:
@@ -130,7 +130,7 @@ def _move_ids(ids: dict[int, int], board: chess.Board, move: chess.Move | None) 
 
 @dataclass
 class Ctx:
-    """Per-game evaluation state shared by every closure (spec §8, evaluator)."""
+    """Per-game evaluation state shared by every closure (docs/reference/cql.md#evaluation-model)."""
 
     game: GameModel
     number: int

@@ -277,7 +277,7 @@ def evaluate(
 
     `client` (a connected `distributed.Client`) runs the partitions on a cluster;
     otherwise `jobs` local processes do. An input that fits in one partition is evaluated
-    in this process whatever `jobs` says (spec §1.2 allows fewer workers for small inputs).
+    in this process whatever `jobs` says (docs/reference/cql.md#command-line: fewer workers for small inputs).
     `progress` is told about each finished game and partition. Closing the iterator
     early (`--limit`) stops the work still outstanding. `worker_wait`: how long a cluster
     may stay without workers before the run fails (default `distributed.WORKER_WAIT`).

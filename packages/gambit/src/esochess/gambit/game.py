@@ -56,7 +56,7 @@ def key_text(key: Key) -> str:
 
 
 def pausing_fork(machine: Machine, seat: int) -> Machine:
-    """A fork exploring the turn of `seat`: it pauses where the turn ends (§10.3) -- right
+    """A fork exploring the turn of `seat`: it pauses where the turn ends (docs/reference/gambit.md#turns-illegal-and-commit) -- right
     after a `commit`, or at a decision of another turn before its options are computed --
     instead of running on through the next decision, and skips `print` arguments."""
     f = machine.fork()

@@ -113,7 +113,7 @@ class Machine:
         self.version = next(_VERSIONS)
         self.inst_version = next(_VERSIONS)
         self.finished: Result | None = None
-        # Set by the game layer on look-ahead forks: stop at a `commit` (§10.3, §10.4).
+        # Set by the game layer on look-ahead forks: stop at a `commit` (docs/reference/gambit.md#turns-illegal-and-commit).
         self.pause_at_commit = False
         # The seat whose turn a look-ahead fork explores (None outside look-ahead): such a
         # fork stops at a decision that starts another turn before computing its options.

@@ -1,6 +1,6 @@
 """The look-ahead horizon of a turn loop: where no `illegal` can run before the turn ends.
 
-Look-ahead explores an option until its turn ends (§10.4). In the usual game loop
+Look-ahead explores an option until its turn ends (docs/reference/gambit.md#turns-illegal-and-commit). In the usual game loop
 
     loop {
         show()
