@@ -10,6 +10,7 @@ from pathlib import Path
 import chess
 from click.testing import CliRunner
 from cql_helpers import F, run_cql
+from pgn_data import STUDIES
 
 from esochess.cqlvars.cli import main
 
@@ -94,3 +95,27 @@ def test_console_scripts(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert "2. g4 Qh4# { CQL } 0-1" in done.stdout
         assert "cql: 1 games read, 1 matched, 0 with errors" in done.stderr
+
+
+def test_a_misspelt_move_parameter_names_the_typo(tmp_path: Path) -> None:
+    (tmp_path / "q.cql").write_text("cql() move previus from N\n")
+    result = CliRunner().invoke(main, [str(tmp_path / "q.cql"), str(STUDIES)])
+    assert result.exit_code == 2
+    assert "q.cql:1:12: error: unknown word 'previus'; did you mean 'previous'?" in result.stderr
+
+
+def test_a_misspelt_filter_gets_a_suggestion(tmp_path: Path) -> None:
+    (tmp_path / "q.cql").write_text("cql() mat\n")
+    result = CliRunner().invoke(main, [str(tmp_path / "q.cql"), str(STUDIES)])
+    assert result.exit_code == 2
+    assert "variable 'mat' used before assignment; did you mean 'mate'" in result.stderr
+
+
+def test_without_o_the_summary_names_the_file_written(tmp_path: Path) -> None:
+    (tmp_path / "mates.cql").write_text("cql() mate\n")
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(main, ["mates.cql", str(STUDIES)])
+        named = CliRunner().invoke(main, ["-o", "x.pgn", "mates.cql", str(STUDIES)])
+    assert result.exit_code == 0 and (tmp_path / "mates-out.pgn").exists()
+    assert "27 matched (written to mates-out.pgn), 0 with errors" in result.stdout
+    assert "27 matched, 0 with errors" in named.stdout

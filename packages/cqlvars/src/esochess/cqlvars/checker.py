@@ -16,6 +16,7 @@ from esochess.cqlvars import ast, pawns
 from esochess.cqlvars.lexer import KEYWORDS, MAX_LITERAL, match_designator
 from esochess.cqlvars.parser import query_error
 from esochess.fen import SourceError
+from esochess.fen.suggest import with_suggestion
 
 LOGICAL = "logical"
 NUMERIC = "numeric"
@@ -270,7 +271,9 @@ class _Checker:
                 raise self.error(node.span, f"'{node.name}' is a function; call it with '(...)'")
             if node.name in self.retired:
                 raise self.error(node.span, f"variable '{node.name}' is not in scope here")
-            raise self.error(node.span, f"variable '{node.name}' used before assignment")
+            raise self.error(node.span, with_suggestion(
+                f"variable '{node.name}' used before assignment", node.name, KEYWORDS
+            ))
         if node.name in self.persistent:
             self.persistent_reads.add(node.name)
         return self.typed(node, kind)

@@ -183,6 +183,8 @@ def _main(
         usage_error("no PGN input: give PGN files or 'input' in the query header")
     if game_range is None and header.gamenumber is not None:
         game_range = header.gamenumber
+    # A file the user did not name with -o is named in the summary line.
+    unnamed = output is None
     if output is None:
         output = header.output or os.path.basename(query).removesuffix(".cql") + "-out.pgn"
     workers = jobs if jobs is not None else default_jobs()
@@ -217,7 +219,8 @@ def _main(
         client = distributed.connect(scheduler, worker_wait=worker_wait)
     try:
         _run(compiled, job, inputs, workers, client, bar, output, game_range, limit,
-             report_to, started, worker_wait)  # fmt: skip
+             report_to, started, worker_wait,
+             output if unnamed and output != "-" else None)  # fmt: skip
     finally:
         if client is not None:
             client.close()
@@ -236,6 +239,7 @@ def _run(
     report_to: IO[str],
     started: float,
     worker_wait: float = distributed.WORKER_WAIT,
+    written_to: str | None = None,
 ) -> None:
     state = compiled.new_state()
     read = matched = errors = 0
@@ -301,5 +305,5 @@ def _run(
         state.add_sums(totals)
     for line in state.persistent_lines():
         emit(line)
-    emit(statistics_line(read, matched, errors, time.monotonic() - started))
+    emit(statistics_line(read, matched, errors, time.monotonic() - started, written_to))
     sys.exit(1 if errors else 0)

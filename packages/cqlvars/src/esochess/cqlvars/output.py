@@ -1,4 +1,4 @@
-"""Output (spec §6): comment merging, PGN export of matched games, sorting, statistics,
+"""Output (docs/reference/cql.md#output): comment merging, PGN export of matched games, sorting, statistics,
 and the output file."""
 
 from __future__ import annotations
@@ -188,9 +188,16 @@ def render_light(
     return out.getvalue()
 
 
-def statistics_line(read: int, matched: int, errors: int, seconds: float) -> str:
-    """`cql: R games read, M matched, E with errors, T.TT s` (docs/reference/cql.md#output)."""
-    return f"cql: {read} games read, {matched} matched, {errors} with errors, {seconds:.2f} s"
+def statistics_line(
+    read: int, matched: int, errors: int, seconds: float, written_to: str | None = None
+) -> str:
+    """`cql: R games read, M matched, E with errors, T.TT s` (docs/reference/cql.md#output);
+    `M matched (written to FILE)` names an output file the user did not name with `-o`."""
+    where = f" (written to {written_to})" if written_to is not None else ""
+    return (
+        f"cql: {read} games read, {matched} matched{where}, {errors} with errors, "
+        f"{seconds:.2f} s"
+    )
 
 
 @contextmanager

@@ -11,8 +11,16 @@ import lark.exceptions
 from lark import Token, Transformer
 
 from esochess.cqlvars import ast
-from esochess.cqlvars.lexer import MAX_LITERAL, TIER1_KEYWORDS, CqlToken, LarkLexer, Tokenizer
+from esochess.cqlvars.lexer import (
+    KEYWORDS,
+    MAX_LITERAL,
+    TIER1_KEYWORDS,
+    CqlToken,
+    LarkLexer,
+    Tokenizer,
+)
 from esochess.fen import SourceError, source_line_at
+from esochess.fen.suggest import did_you_mean
 
 DIRECTIONS = {
     "up": ("up",),
@@ -530,7 +538,27 @@ def _unexpected(exc: lark.exceptions.UnexpectedInput, path: str, source: str) ->
             return query_error(
                 path, source, span_of(last), f"'{last}' is a keyword and cannot be a variable name"
             )
+    misspelt = _misspelt_keyword(last)
+    if misspelt is not None:
+        hint = did_you_mean(str(misspelt), KEYWORDS)
+        if hint is not None:
+            # `move previus from N`: the parser took the typo for a variable and stumbled
+            # on the next word; the mistake is the typo.
+            return query_error(
+                path, source, span_of(misspelt), f"unknown word '{misspelt}'; {hint}"
+            )
     return query_error(path, source, span_of(token), message)
+
+
+def _misspelt_keyword(last: object) -> Token | None:
+    """The identifier the parser reduced just before a syntax error, if there is one."""
+    if isinstance(last, Token):
+        return last if last.type == "IDENT" else None
+    if isinstance(last, lark.Tree):
+        leaves = [v for v in last.scan_values(lambda v: isinstance(v, Token)) if isinstance(v, Token)]
+        if len(leaves) == 1 and leaves[0].type == "IDENT":
+            return leaves[0]
+    return None
 
 
 def parse_query(source: str, path: str = "<query>") -> ast.Query:
