@@ -90,3 +90,22 @@ def test_absurd_nesting_is_a_query_error() -> None:
         compile_query("deep.cql", text)
     assert info.value.message == "the query is nested too deeply (more than 200 brackets)"
     assert (info.value.line, info.value.column) == (1, 207)
+
+
+def test_running_out_of_memory_costs_one_game_with_a_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from esochess.cqlvars import engine
+
+    compiled = compile_query("q.cql", "cql() check")
+    games = list(games_in_text("g.pgn", "1. e4 e5 *\n\n1. d4 d5 *\n"))
+
+    def exhausted(*_: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(engine, "_run_game", exhausted)
+    outcome = engine.run_game(compiled, games[1], compiled.new_state())
+    assert outcome.error == (
+        "g.pgn:3: game 2: error: ran out of memory evaluating this game "
+        "(a string or a set of positions grew too large) (game skipped)"
+    )

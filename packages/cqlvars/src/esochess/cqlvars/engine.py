@@ -197,7 +197,7 @@ def compile_query(
             f"nested transforms expand this filter to more than {MAX_VARIANT_NODES:,} "
             "filters", source_line=source_line_at(text, exc.span.line),
         ) from None  # fmt: skip
-    # Skipping a game must not change persistent values or message lines (§2.5).
+    # Skipping a game must not change persistent values or message lines (docs/reference/cql.md#evaluation-model).
     effects = bool(checked.persistent) or _uses(body, ast.Emit)
     prefilters = [] if effects else [compiler.test(e) for e in body if _tag_only(e)]
     assigned_slots = {
@@ -283,12 +283,15 @@ def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOu
         return _run_game(compiled, item, state)
     except RecursionError:
         return skipped_game(item, "the game is nested too deeply")
+    except MemoryError:
+        return skipped_game(item, "ran out of memory evaluating this game "
+                                  "(a string or a set of positions grew too large)")
     except Exception as exc:  # noqa: BLE001 - per-game isolation (see above)
         return skipped_game(item, f"{type(exc).__name__}: {exc}")
 
 
 def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOutcome:
-    """Evaluate one game (spec §2.5 steps 2-5).
+    """Evaluate one game (docs/reference/cql.md#evaluation-model).
 
     The game is read with the light model (no GameNode tree; header prefilter first). A
     matched game's tree for output is built from the light nodes, or re-read with
