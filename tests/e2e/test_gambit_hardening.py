@@ -137,3 +137,43 @@ def test_running_out_of_memory_is_a_located_runtime_error(tmp_path: Path) -> Non
         "    loop { s = s + s }",
         "                 ^",
     ]
+
+
+CATASTROPHIC = """struct Thing {
+    int n = 1
+}
+notation Thing (a|a)*b => text, g {
+    value.n = 2
+}
+
+main() {
+    print('LITERAL'.n)
+}
+"""
+
+
+def test_a_backtracking_notation_cannot_hang_check(tmp_path: Path) -> None:
+    # With Python's `re`, (a|a)*b against 45 a's and a c backtracks for hours.
+    (tmp_path / "n.gmb").write_text(CATASTROPHIC.replace("LITERAL", "a" * 45 + "c"))
+    gambit = str(Path(sys.executable).with_name("gambit"))
+    proc = subprocess.run([gambit, "check", "n.gmb"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "n.gmb:9:11: error: no notation matches 'aaaa" in proc.stderr
+
+
+def test_a_matching_literal_still_runs_its_notation(tmp_path: Path) -> None:
+    (tmp_path / "n.gmb").write_text(CATASTROPHIC.replace("LITERAL", "a" * 45 + "b"))
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(main, ["run", "n.gmb"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("2\n")
+
+
+def test_a_backreference_in_a_notation_is_refused_with_the_reason(tmp_path: Path) -> None:
+    (tmp_path / "n.gmb").write_text(CATASTROPHIC.replace("(a|a)*b", r"(a)\1").replace(
+        "LITERAL", "aa"))
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(main, ["check", "n.gmb"])
+    assert result.exit_code == 2
+    assert "backreferences and look-around are not supported in notations" in result.stderr

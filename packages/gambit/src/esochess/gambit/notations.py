@@ -1,10 +1,23 @@
 """Notation regular expressions (docs/reference/gambit.md#notations): Lua-style `%` classes
-translated to Python `re`."""
+translated to Python `re` syntax, matched by RE2.
+
+Literals are matched against every notation while a program is checked, so a pattern such
+as `(a|a)*b` must not make `gambit check` backtrack for ever on a long literal: matching is
+done by RE2, in time linear in the literal. Python's `re` still compiles each pattern, for
+its precise syntax messages and its group count; a pattern RE2 cannot run (backreferences,
+look-around) is refused with a message saying why.
+"""
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
+
+import re2  # type: ignore[import-untyped]
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # errors become diagnostics; RE2 must not print them
 
 _PUNCT = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
 _CLASSES = {
@@ -87,6 +100,29 @@ def compile_notation(source: str) -> re.Pattern[str]:
             # `re` warns about syntax it may change later ("possible set difference"); the
             # pattern means what it says today, and a Python warning is no diagnostic.
             warnings.simplefilter("ignore")
-            return re.compile(text)
+            pattern = re.compile(text)
     except re.error as exc:
         raise NotationRegexError(f"{exc.msg} at position {exc.pos}") from None
+    try:
+        _linear(text)
+    except re2.error:
+        raise NotationRegexError(
+            "backreferences and look-around are not supported in notations "
+            "(a literal is matched in time linear in its length)"
+        ) from None
+    return pattern
+
+
+@functools.lru_cache(maxsize=256)
+def _linear(text: str) -> object:
+    return re2.compile(text, _RE2_OPTIONS)
+
+
+def fullmatch_groups(regex: str, literal: str) -> tuple[str, ...] | None:
+    """The groups of `literal` matched as a whole by a notation's translated pattern (the
+    `.pattern` of what `compile_notation` returned; "" for a group that took no part), or
+    None when it does not match; linear time (RE2)."""
+    found = _linear(regex).fullmatch(literal)  # type: ignore[attr-defined]
+    if found is None:
+        return None
+    return tuple(g if g is not None else "" for g in found.groups())

@@ -26,6 +26,7 @@ from esochess.gambit.check.context import (
     BodyLike,
     Stop,
 )
+from esochess.gambit.notations import fullmatch_groups
 from esochess.gambit.resolver import (
     PropInfo,
 )
@@ -371,9 +372,7 @@ class ExpressionRules:
     def notation_lit(self: BodyLike, e: A.NotationLit, expected: T.Type | None) -> T.Type:
         """Choose the notation of a literal from its candidates and context
         (docs/reference/gambit.md#notations)."""
-        import re
-
-        cands = [n for n in self.sym.notations if re.fullmatch(n.regex, e.text)]
+        cands = [n for n in self.sym.notations if fullmatch_groups(n.regex, e.text) is not None]
         if not cands:
             self.err(e.pos, f"no notation matches '{e.text}'")
             raise Stop()

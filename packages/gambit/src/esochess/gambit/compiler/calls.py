@@ -28,6 +28,7 @@ from esochess.gambit.compiler.runtime import (
     memo_call,
 )
 from esochess.gambit.machine import Machine
+from esochess.gambit.notations import fullmatch_groups
 from esochess.gambit.program import (
     Code,
     Ev,
@@ -273,16 +274,13 @@ class CallRules:
     def notation_lit(self: CompilerLike, e: A.NotationLit) -> Ev:
         """Compile a notation literal: run its body each time
         (docs/reference/gambit.md#notations)."""
-        import re
-
         ref = self.an.resolved[e]
         assert isinstance(ref, NotationRef), ref
         info = ref.info
         code = self.notation_codes[id(info.decl)]
-        rx = re.compile(info.regex)
-        mt = rx.fullmatch(e.text)
-        assert mt is not None
-        groups = [e.text] + [g if g is not None else "" for g in mt.groups()]
+        matched = fullmatch_groups(info.regex, e.text)
+        assert matched is not None
+        groups = [e.text, *matched]
         text = e.text
         pos = e.pos
         init: Ev
