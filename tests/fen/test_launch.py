@@ -135,3 +135,30 @@ def test_a_closed_stdout_ends_quietly(tmp_path: Path) -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=30) == launch.EXIT_BROKEN_PIPE
     assert err == b""
+
+
+SWALLOWS_THE_FIRST = """
+import sys, time
+from esochess import launch
+launch.handle_sigterm()
+print("ready", flush=True)
+try:
+    try:
+        while True:
+            time.sleep(0.02)
+    except KeyboardInterrupt:
+        pass  # lost, as Python loses an exception raised inside a __del__
+    while True:
+        time.sleep(0.02)
+except KeyboardInterrupt:
+    sys.exit(143)
+"""
+
+
+def test_a_swallowed_sigterm_is_raised_again_instead_of_hanging() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", SWALLOWS_THE_FIRST],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGTERM)
+    # Raised again after RAISE_AGAIN_AFTER seconds; the generous bound only guards a hang.
+    assert proc.wait(timeout=60) == 143

@@ -23,6 +23,7 @@ import importlib  # already loaded by the interpreter itself: nothing to wait fo
 import os
 import signal
 import sys
+import time
 from types import FrameType
 
 #: The exit status of a process ended by SIGINT, as the commands use it themselves.
@@ -53,12 +54,50 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
         return
     if _terminated_in is not None:
+        if _raise_again:
+            _stop_raising_again()
+            raise Terminated
         return  # already stopping: let the clean-up finish
     _terminated_in = os.getpid()
     # Quiet from here on: what click or a command would say about an interruption is
     # not wanted when the process was told to stop.
     sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives until the process exits
+    _start_watchdog()
     raise Terminated
+
+
+#: Seconds after SIGTERM before `Terminated` is raised a second time, then before the
+#: process ends itself with SIGTERM's default action.
+RAISE_AGAIN_AFTER = 3.0
+GIVE_UP_AFTER = 10.0
+_raise_again = False
+
+
+def _stop_raising_again() -> None:
+    global _raise_again
+    _raise_again = False
+
+
+def _start_watchdog() -> None:
+    # A signal handler's exception surfaces at whatever bytecode runs next; when that is a
+    # __del__ or a weakref callback, Python swallows it and the command would wait for
+    # ever with SIGTERM ignored. So: raise once more after a while, and in the end die as
+    # SIGTERM means by default (pool workers follow through their parent-death signal).
+    import threading
+
+    main = threading.main_thread().ident
+
+    def watch() -> None:
+        global _raise_again
+        time.sleep(RAISE_AGAIN_AFTER)
+        if main is not None:
+            _raise_again = True
+            signal.pthread_kill(main, signal.SIGTERM)
+        time.sleep(GIVE_UP_AFTER - RAISE_AGAIN_AFTER)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="esochess-sigterm-watchdog", daemon=True).start()
 
 
 _handler_pid: int | None = None
