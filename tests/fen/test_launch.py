@@ -141,9 +141,9 @@ SWALLOWS_THE_FIRST = """
 import sys, time
 from esochess import launch
 launch.handle_sigterm()
-print("ready", flush=True)
 try:
     try:
+        print("ready", flush=True)
         while True:
             time.sleep(0.02)
     except KeyboardInterrupt:
