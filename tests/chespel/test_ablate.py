@@ -6,7 +6,7 @@ from pathlib import Path
 
 import chess
 
-from esochess.chespel.ablate import RuleSpan, Row, rule_spans, table, without_rule
+from esochess.chespel.ablate import Row, RuleSpan, rule_spans, table, without_rule
 from esochess.chespel.frontend import compile_source
 from esochess.chespel.match import GameRecord, MatchResult
 

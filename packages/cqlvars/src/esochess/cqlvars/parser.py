@@ -538,27 +538,15 @@ def _unexpected(exc: lark.exceptions.UnexpectedInput, path: str, source: str) ->
             return query_error(
                 path, source, span_of(last), f"'{last}' is a keyword and cannot be a variable name"
             )
-    misspelt = _misspelt_keyword(last)
-    if misspelt is not None:
-        hint = did_you_mean(str(misspelt), KEYWORDS)
-        if hint is not None:
-            # `move previus from N`: the parser took the typo for a variable and stumbled
-            # on the next word; the mistake is the typo.
-            return query_error(
-                path, source, span_of(misspelt), f"unknown word '{misspelt}'; {hint}"
-            )
+    # `move previus from N`: the parser took the typo for a variable and stumbled on the
+    # next word; the mistake is the typo.
+    leaves = [last] if isinstance(last, Token) else (
+        [v for v in last.scan_values(lambda v: isinstance(v, Token)) if isinstance(v, Token)]
+        if isinstance(last, lark.Tree) else [])  # fmt: skip
+    if len(leaves) == 1 and leaves[0].type == "IDENT":
+        if (hint := did_you_mean(str(leaves[0]), KEYWORDS)) is not None:
+            return query_error(path, source, span_of(leaves[0]), f"unknown word '{leaves[0]}'; {hint}")
     return query_error(path, source, span_of(token), message)
-
-
-def _misspelt_keyword(last: object) -> Token | None:
-    """The identifier the parser reduced just before a syntax error, if there is one."""
-    if isinstance(last, Token):
-        return last if last.type == "IDENT" else None
-    if isinstance(last, lark.Tree):
-        leaves = [v for v in last.scan_values(lambda v: isinstance(v, Token)) if isinstance(v, Token)]
-        if len(leaves) == 1 and leaves[0].type == "IDENT":
-            return leaves[0]
-    return None
 
 
 def parse_query(source: str, path: str = "<query>") -> ast.Query:
