@@ -125,12 +125,9 @@ def _wrap(raw: io.BufferedWriter, text: bool) -> IO[Any]:
 
 
 @contextmanager
-def _in_place(path: str, text: bool) -> Iterator[IO[Any]]:
-    # O_APPEND: `/dev/stdout` redirected to a log with `>>` keeps what the log held.
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-    except OSError as exc:
-        raise _failure(path, exc) from None
+def _handle(path: str, fd: int, text: bool) -> Iterator[IO[Any]]:
+    # The descriptor as a (text) file, closed at the end: a failure to flush or close (a
+    # full disk) is an OutputError; after an exception the handle is closed quietly.
     raw = os.fdopen(fd, "wb")
     handle = _wrap(raw, text)
     try:
@@ -148,6 +145,17 @@ def _in_place(path: str, text: bool) -> Iterator[IO[Any]]:
 
 
 @contextmanager
+def _in_place(path: str, text: bool) -> Iterator[IO[Any]]:
+    # O_APPEND: `/dev/stdout` redirected to a log with `>>` keeps what the log held.
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    except OSError as exc:
+        raise _failure(path, exc) from None
+    with _handle(path, fd, text) as handle:
+        yield handle
+
+
+@contextmanager
 def _replacing(path: str, target: str, mode: int, text: bool) -> Iterator[IO[Any]]:
     directory, name = os.path.split(target)
     try:
@@ -156,23 +164,14 @@ def _replacing(path: str, target: str, mode: int, text: bool) -> Iterator[IO[Any
         raise _failure(path, exc) from None
     done = False
     try:
-        raw = os.fdopen(fd, "wb")
-        handle = _wrap(raw, text)
-        try:
+        with _handle(path, fd, text) as handle:
             yield handle
-            try:
-                handle.close()
-                raw.close()
-                os.chmod(temporary, mode)
-                os.replace(temporary, target)
-            except OSError as exc:
-                raise _failure(path, exc) from None
-            done = True
-        finally:
-            with suppress(OSError):
-                handle.close()
-            with suppress(OSError):
-                raw.close()
+        try:
+            os.chmod(temporary, mode)
+            os.replace(temporary, target)
+        except OSError as exc:
+            raise _failure(path, exc) from None
+        done = True
     finally:
         if not done:
             with suppress(OSError):

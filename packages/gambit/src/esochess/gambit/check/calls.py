@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from esochess.gambit import ast as A
@@ -37,6 +38,21 @@ from esochess.gambit.check.context import (
 from esochess.gambit.resolver import (
     FuncInfo,
 )
+
+
+def named_arguments(
+    body: BodyLike, e: A.Call, name: str, seen: set[str]
+) -> Iterator[tuple[A.Arg, str]]:
+    """A constructor call's arguments with their names; an unnamed one is reported and
+    skipped, a repeated one reported (and still checked); `seen` collects the names."""
+    for a in e.args:
+        if a.name is None:
+            body.err(a.pos, f"arguments of {name}(…) must be named")
+            continue
+        if a.name in seen:
+            body.err(a.pos, f"'{a.name}' is given twice")
+        seen.add(a.name)
+        yield a, a.name
 
 
 class CallRules:
@@ -157,16 +173,10 @@ class CallRules:
         seen: set[str] = set()
         if name in self.sym.structs:
             members = {m[0]: m for m in self.sym.structs[name].members}
-            for a in e.args:
-                if a.name is None:
-                    self.err(a.pos, f"arguments of {name}(…) must be named")
-                    continue
-                if a.name in seen:
-                    self.err(a.pos, f"'{a.name}' is given twice")
-                seen.add(a.name)
-                m = members.get(a.name)
+            for a, arg_name in named_arguments(self, e, name, seen):
+                m = members.get(arg_name)
                 if m is None:
-                    self.err(a.pos, f"{name} has no member '{a.name}'")
+                    self.err(a.pos, f"{name} has no member '{arg_name}'")
                     self.ex(a.value, None)
                     continue
                 t = self.ex(a.value, m[1])
@@ -179,16 +189,10 @@ class CallRules:
         self.impure(e.pos, "create entities")
         if self.ctx.static:
             self.err(e.pos, f"{self.label()} must be static: it creates an entity")
-        for a in e.args:
-            if a.name is None:
-                self.err(a.pos, f"arguments of {name}(…) must be named")
-                continue
-            if a.name in seen:
-                self.err(a.pos, f"'{a.name}' is given twice")
-            seen.add(a.name)
-            p = self.sym.prop(a.name, (name,))
+        for a, arg_name in named_arguments(self, e, name, seen):
+            p = self.sym.prop(arg_name, (name,))
             if p is None or p.kind == "trait":
-                self.err(a.pos, f"{name} has no fixed or state property '{a.name}'")
+                self.err(a.pos, f"{name} has no fixed or state property '{arg_name}'")
                 self.ex(a.value, None)
                 continue
             t = self.ex(a.value, p.type)
