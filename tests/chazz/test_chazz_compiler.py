@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from chazz_helpers import both
 
-from esochess.chazz.compiler import _iterations, compile_program, generate_source
+from esochess.chazz.closed_form import iterations
+from esochess.chazz.compiler import compile_program, generate_source
 from esochess.chazz.engines import run
 from esochess.chazz.loader import parse_program
 from esochess.chazz.program import build_program
@@ -89,7 +90,7 @@ def test_a_loop_on_known_values_is_unrolled_at_compile_time() -> None:
 def test_iterations_solve_the_32_bit_loop_equation(
     value: int, step: int, turns: int | None
 ) -> None:
-    assert _iterations(value, step) == turns
+    assert iterations(value, step) == turns
     if turns is not None:
         assert (value + turns * step) % (1 << 32) == 0
 
