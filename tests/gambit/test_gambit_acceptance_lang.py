@@ -547,7 +547,7 @@ def test_internal_errors_exit_70_without_traceback(
 ) -> None:
     import esochess.gambit.cli as cli
 
-    def broken(source: str, path: str) -> object:
+    def broken(source: str, path: str, engine: str = "compiled") -> object:
         raise ValueError("boom")
 
     monkeypatch.setattr(cli, "compile_source", broken)

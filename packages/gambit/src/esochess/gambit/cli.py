@@ -20,7 +20,7 @@ import click
 from esochess.fen import SourceError, files, format_diagnostic
 from esochess.fen.cliutil import CONTEXT_SETTINGS, ToolError, version_option
 from esochess.fen.exitcodes import ExitCode
-from esochess.gambit.frontend import compile_source
+from esochess.gambit.frontend import ENGINES, compile_source
 from esochess.gambit.program import Program
 from esochess.gambit.replay import Record
 
@@ -66,11 +66,11 @@ def read_source(path: Path) -> str:
         sys.exit(EXIT_COMPILE)
 
 
-def load(arg: str) -> tuple[Program, str, str]:
+def load(arg: str, engine: str = "compiled") -> tuple[Program, str, str]:
     """Check a program: print diagnostics to stderr; exit 2 when there are errors."""
     path = resolve_file(arg)
     source = read_source(path)
-    program, diags = compile_source(source, arg)
+    program, diags = compile_source(source, arg, engine)
     text = source.lstrip("\ufeff")
     for d in diags:
         click.echo(format_diagnostic(d, text), err=True)
@@ -121,6 +121,23 @@ def check(file: str) -> None:
     load(file)
 
 
+engine_option = click.option(
+    "--engine", type=click.Choice(ENGINES), default="compiled", show_default=True,
+    help="compiled: the program as generated Python; interpreter: the reference engine.",
+)
+
+
+@main.command("compile")
+@click.argument("file")
+@click.option("--emit-python", is_flag=True, help="Print the Python source the program became.")
+@guarded
+def compile_command(file: str, emit_python: bool) -> None:
+    """Check FILE and compile it to Python (exit 0 when it compiles)."""
+    program, _, _ = load(file)
+    if emit_python:
+        click.echo(program.python(), nl=False)
+
+
 @main.command()
 @click.argument("file")
 @click.option("--players", "players_text", metavar="LIST",
@@ -133,11 +150,12 @@ def check(file: str) -> None:
 @click.option("--quiet", is_flag=True, help="No AI or replay echo lines.")
 @click.option("--hash", "show_hash", is_flag=True, help="Print the final state hash.")
 @click.option("--max-decisions", type=click.IntRange(min=1), help="End the game after N decisions.")
+@engine_option
 @guarded
 def run(
     file: str, players_text: str | None, seed: int | None, record_path: str | None,
     replay_path: str | None, input_file: Any, trace: bool, quiet: bool, show_hash: bool,
-    max_decisions: int | None,
+    max_decisions: int | None, engine: str,
 ) -> None:  # fmt: skip
     """Check FILE and play one game (human players by default)."""
     from esochess.gambit.players import parse_players
@@ -147,7 +165,7 @@ def run(
         directory = os.path.dirname(os.path.abspath(record_path))
         if not os.path.isdir(directory):  # say so now, not after the whole game
             raise ToolError(f"cannot write {record_path}: no such directory")
-    program, name, _ = load(file)
+    program, name, _ = load(file, engine)
     low, high = program.players_range
     record = None
     if replay_path is not None:
@@ -226,15 +244,16 @@ def seat_count(program: Program, seats: int | None) -> int:
 @click.option("--progress", is_flag=True, help="Show progress on stderr even when not a terminal.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Play the games in N processes (the summary is the same for any N).")
+@engine_option
 @guarded
 def playout(
     file: str, games: int, seed: int, seats: int | None, max_decisions: int, progress: bool,
-    jobs: int,
+    jobs: int, engine: str,
 ) -> None:
     """Play N silent games with random players and print a summary."""
     from esochess.gambit.session import playout as run_playouts
 
-    program, _, _ = load(file)
+    program, _, _ = load(file, engine)
     count = seat_count(program, seats)
     show = progress or sys.stderr.isatty()
 
@@ -260,13 +279,14 @@ def playout(
 @click.option("--seats", type=click.IntRange(min=1), help="Player count for 'players A..B'.")
 @click.option("--after", "after_text", metavar="LIST", default="",
               help="Option indices to replay first, e.g. 5,1,3+4 (+ joins a choose[K]).")
+@engine_option
 @guarded
-def moves(file: str, seed: int, seats: int | None, after_text: str) -> None:
+def moves(file: str, seed: int, seats: int | None, after_text: str, engine: str) -> None:
     """Show the pending decision and its legal options after --after."""
     from esochess.gambit.game import parse_after
     from esochess.gambit.session import EXIT_REPLAY, pending_moves
 
-    program, _, _ = load(file)
+    program, _, _ = load(file, engine)
     count = seat_count(program, seats)
     try:
         after = parse_after(after_text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from esochess.fen import SourceError
 from esochess.gambit.check import check
+from esochess.gambit.codegen import SourceCompiler
 from esochess.gambit.compiler import Compiler
 from esochess.gambit.limits import deep_python_stack
 from esochess.gambit.parser import parse
@@ -12,17 +13,25 @@ from esochess.gambit.program import (
 )
 
 
-def compile_source(source: str, path: str) -> tuple[Program | None, list[SourceError]]:
-    """Parse, check and compile; returns (program or None, diagnostics sorted by position).
+ENGINES = ("compiled", "interpreter")
+"""The engines (docs/reference/gambit.md#engines): generated Python source (the default) and
+the reference interpreter of closures and instructions."""
+
+
+def compile_source(
+    source: str, path: str, engine: str = "compiled"
+) -> tuple[Program | None, list[SourceError]]:
+    """Parse, check and compile for `engine`; returns (program or None, diagnostics sorted
+    by position).
 
     Every stage recurses over the tree; the parser bounds its depth (`MAX_NESTING`), and
     the stages run with the Python stack that bound needs.
     """
     with deep_python_stack():
-        return _compile(source, path)
+        return _compile(source, path, engine)
 
 
-def _compile(source: str, path: str) -> tuple[Program | None, list[SourceError]]:
+def _compile(source: str, path: str, engine: str) -> tuple[Program | None, list[SourceError]]:
     try:
         tree = parse(source, path)
     except SourceError as err:
@@ -33,7 +42,8 @@ def _compile(source: str, path: str) -> tuple[Program | None, list[SourceError]]
     diags.sort(key=lambda e: (e.line, e.column, e.severity == "warning"))
     if checked.errors:
         return None, diags
-    program = Compiler(tree, checked).build()
+    compiler = SourceCompiler if engine == "compiled" else Compiler
+    program = compiler(tree, checked).build()
     program.warnings = [d for d in diags if d.severity == "warning"]
     return program, diags
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from esochess.fen import source_line_at
 from esochess.gambit.machine import Machine
+from esochess.gambit.predicate import option_is_legal, predicate_stop
 from esochess.gambit.results import Committed, Decision, GambitRuntimeError, Illegal, Result
 
 Key = int | tuple[int, ...]
@@ -32,12 +33,14 @@ Outcome = Decision | Result | Illegal | Committed
 class LegalOption:
     """A legal option of a decision and the fork that chose it, paused at `outcome`.
 
-    The outcome may be a commit pause: pass it through `advance` before using it.
+    The outcome may be a commit pause: pass it through `advance` before using it. An
+    option found legal by a predicate (predicate.py) has no fork: `machine` and `outcome`
+    are None, and playing it runs the option on the deciding machine.
     """
 
     key: Key
-    machine: Machine
-    outcome: Outcome
+    machine: Machine | None
+    outcome: Outcome | None
 
 
 def candidates(decision: Decision) -> list[Key]:
@@ -81,7 +84,9 @@ def adopt(machine: Machine, option: LegalOption) -> tuple[Machine, Decision | Re
     that explored it, or -- when its look-ahead skipped a `print` that `machine` would
     evaluate -- run the option again on `machine` itself, as a real game would.
     Returns the continuing machine and its next outcome; `machine` may be changed."""
-    if option.machine.skipped_print and not machine.silent:
+    if option.machine is None or option.outcome is None or (
+        option.machine.skipped_print and not machine.silent
+    ):
         machine.choose(option.key)
         return machine, machine.run_until_decision()
     option.machine.silent = machine.silent
@@ -157,8 +162,9 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
     fails at run time.
     """
     found: list[LegalOption] = []
+    stop = predicate_stop(machine)
     for key in candidates(decision):
-        option = try_option(machine, decision, key)
+        option = try_option(machine, decision, key, stop)
         if option is not None:
             found.append(option)
     return found
@@ -172,15 +178,25 @@ def random_legal_option(machine: Machine, decision: Decision, rng: random.Random
     AI simulations avoid the full look-ahead of `legal_options`.
     """
     keys = candidates(decision)
+    stop = predicate_stop(machine)
     while keys:
-        option = try_option(machine, decision, keys.pop(rng.randrange(len(keys))))
+        option = try_option(machine, decision, keys.pop(rng.randrange(len(keys))), stop)
         if option is not None:
             return option
     return None
 
 
-def try_option(machine: Machine, decision: Decision, key: Key) -> LegalOption | None:
-    """Explore one option on a fork: the LegalOption when it is legal, else None."""
+def try_option(
+    machine: Machine, decision: Decision, key: Key, stop: int | None = None
+) -> LegalOption | None:
+    """Explore one option: by the decision's legality predicate when `stop` (from
+    `predicate_stop`) is given, else on a fork. The LegalOption when it is legal, else None."""
+    if stop is not None:
+        try:
+            legal = option_is_legal(machine, key, stop)
+        except GambitRuntimeError as err:
+            raise exploring_error(err, decision, key) from None
+        return LegalOption(key, None, None) if legal else None
     f = pausing_fork(machine, decision.seat)
     f.choose(key)
     try:

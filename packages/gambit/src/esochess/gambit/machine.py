@@ -572,7 +572,7 @@ class Machine:
                 raise AssertionError(f"bad opcode {op}")
 
     def _decide(self, ins: tuple[Any, ...], L: list[Any], base: int) -> Decision:
-        _, spec, dest, pos, secret, _who = ins
+        spec, dest, pos, secret = ins[1], ins[2], ins[3], ins[4]
         if base != 0:  # pragma: no cover - the checker keeps choose out of pure code
             raise RunError(pos, "'choose' cannot run inside a function")
         player, k, prompt, options = spec(self, L)

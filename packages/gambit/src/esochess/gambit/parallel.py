@@ -1,10 +1,10 @@
 """`gambit playout --jobs N`: playout games spread over worker processes.
 
 Every game depends on its seed alone, so the games are cut into contiguous chunks, each
-worker compiles the program once from its source (compiled closures do not cross process
-boundaries) and plays its chunks, and the outcomes come back in game order: the summary is
-the same for any number of jobs. The pool is closed before this returns, whatever happens,
-so no worker outlives the command.
+worker compiles the program once from its source for the parent's engine (compiled code
+does not cross process boundaries) and plays its chunks, and the outcomes come back in
+game order: the summary is the same for any number of jobs. The pool is closed before this
+returns, whatever happens, so no worker outlives the command.
 """
 
 from __future__ import annotations
@@ -21,19 +21,19 @@ GameOutcome = tuple[int, tuple[int, ...], bool] | str
 # Plays game `index` of `games`: (program, index, games, seed, seats, max_decisions).
 PlayOne = Callable[[Program, int, int, int, int, int], GameOutcome]
 
-_compiled: dict[tuple[str, str], Program] = {}
+_compiled: dict[tuple[str, str, str], Program] = {}
 
 
 def _play_chunk(
-    play: PlayOne, source: str, path: str, start: int, stop: int, games: int, seed: int,
-    seats: int, max_decisions: int,
+    play: PlayOne, source: str, path: str, engine: str, start: int, stop: int, games: int,
+    seed: int, seats: int, max_decisions: int,
 ) -> list[GameOutcome]:  # fmt: skip
     """In a worker: games start..stop-1, stopping after the first that fails."""
-    program = _compiled.get((path, source))
+    program = _compiled.get((path, source, engine))
     if program is None:
-        program, _ = compile_source(source, path)
+        program, _ = compile_source(source, path, engine)
         assert program is not None, "the parent compiled this program without errors"
-        _compiled[(path, source)] = program
+        _compiled[(path, source, engine)] = program
     out: list[GameOutcome] = []
     for i in range(start, stop):
         out.append(play(program, i, games, seed, seats, max_decisions))
@@ -52,8 +52,8 @@ def parallel_playouts(
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures: list[Future[list[GameOutcome]]] = [
-            pool.submit(_play_chunk, play, program.source, program.path, a, b, games, seed,
-                        seats, max_decisions)
+            pool.submit(_play_chunk, play, program.source, program.path, program.engine, a, b,
+                        games, seed, seats, max_decisions)
             for a, b in bounds
         ]  # fmt: skip
         try:

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from esochess.gambit.machine import Machine
 
 # Instruction opcodes (the first element of each instruction tuple).
-# Instruction opcodes (the first element of each instruction tuple).
 OP_EXEC = 0  # (op, f): evaluate f for its effects
 OP_SET = 1  # (op, slot, f): locals[slot] = f()
 OP_JUMP = 2  # (op, target)
@@ -23,7 +22,7 @@ OP_ITER = 4  # (op, f, slot): locals[slot] = (snapshot, 0)
 OP_NEXT = 5  # (op, slot, var, target): next element into var, or jump when done
 OP_RET = 6  # (op, f | None): return f() (or no value)
 OP_CALL = 7  # (op, resolve, dest, pos): resolve() -> (code, args); push a frame
-OP_CHOOSE = 8  # (op, spec, dest, pos, secret, player | None): pause at a decision
+OP_CHOOSE = 8  # (op, spec, dest, pos, secret, player | None[, (stop, callee)]): a decision
 OP_COMMIT = 9  # (op, pos): end the turn; pauses when `pause_at_commit` is set
 OP_HORIZON = 10  # (op, pos): look-ahead of the turn may stop here (compiler/horizon.py)
 
@@ -35,7 +34,8 @@ Ev = Evaluator
 class Code:
     """A compiled body: statement instructions, their local slot count and its name."""
 
-    __slots__ = ("name", "kind", "instrs", "nlocals", "where", "simple", "pure", "static")
+    __slots__ = ("name", "kind", "instrs", "nlocals", "where", "simple", "pure", "static",
+                 "horizon_returns")
 
     def __init__(self, name: str, kind: str, nlocals: int = 0) -> None:
         self.name = name
@@ -53,6 +53,9 @@ class Code:
         self.static = False
         # How `called from` lines name this body: `main`, `f`, `trait name`.
         self.where = name
+        # Instruction indices just after a call whose return leads straight to the turn's
+        # horizon (compiler/legality.py): a decision of the callee may be a predicate.
+        self.horizon_returns: set[int] = set()
 
 
 class Frame:
@@ -124,6 +127,10 @@ class Program:
     warnings: list[SourceError] = field(default_factory=list)
     # Results of pure calls by (code, arguments, state version); see Machine.call.
     memo: dict[Any, Any] = field(default_factory=dict)
+    # Which engine built it: "interpreter" (closures) or "compiled" (generated Python).
+    engine: str = "interpreter"
+    # The generated Python source (compiled engine): what `gambit compile` shows.
+    python: Callable[[], str] = field(default=lambda: "")
 
     def find_prop(self, name: str, params: tuple[str, ...]) -> Prop | None:
         """The property with this name and entity tuple."""

@@ -24,6 +24,7 @@ from esochess.gambit.compiler.common import (
 )
 from esochess.gambit.compiler.context import CompilerLike
 from esochess.gambit.compiler.expressions import ExpressionRules
+from esochess.gambit.compiler.legality import mark_procedure, statement_spans
 from esochess.gambit.compiler.lowering import LoweringRules
 from esochess.gambit.compiler.operators import OperatorRules
 from esochess.gambit.compiler.patterns import PatternRules
@@ -270,7 +271,9 @@ class CompilerCore:
         self.in_proc = not f.pure
         body = f.decl.body
         if isinstance(body, A.Block):
-            self.block(body)
+            spans = statement_spans(self, body.stmts)
+            if f.name in self.pausing:
+                mark_procedure(self, body.stmts, spans)
             code.instrs.append((OP_RET, None))
         else:
             c = self.lower(body) if self.in_proc else self.expr(body)

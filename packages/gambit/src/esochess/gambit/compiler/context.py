@@ -106,6 +106,9 @@ class CompilerLike(Protocol):
     def ev(self, e: A.Expr) -> Ev:
         ...
 
+    def truth(self, e: A.Expr) -> Ev:
+        ...
+
     def stmt(self, s: A.Stmt) -> None:
         ...
 

@@ -11,6 +11,7 @@ from esochess.gambit.analysis import (
 )
 from esochess.gambit.compiler.context import CompilerLike
 from esochess.gambit.compiler.horizon import loop_horizon
+from esochess.gambit.compiler.legality import mark_loop, statement_spans
 from esochess.gambit.compiler.runtime import (
     iterable,
     truthy,
@@ -64,10 +65,14 @@ class StatementRules:
         own exit test, if any) and every `break` past the loop, every `continue` at `top`.
         `horizon`: the index of the statement before which look-ahead stops (horizon.py)."""
         self.loop_stack.append(([], [], top))
-        for i, s in enumerate(body.stmts):
+
+        def before(i: int) -> None:
             if i == horizon:
-                self.emit(OP_HORIZON, s.pos)
-            self.stmt(s)
+                self.emit(OP_HORIZON, body.stmts[i].pos)
+
+        spans = statement_spans(self, body.stmts, before)
+        if horizon is not None:
+            mark_loop(self, body.stmts, spans, horizon)
         self.emit(OP_JUMP, top)
         breaks, conts, _ = self.loop_stack.pop()
         end = self.here()
@@ -90,6 +95,11 @@ class StatementRules:
     def ev(self: CompilerLike, e: A.Expr) -> Ev:
         """An expression in statement context: lowered when it may pause."""
         return self.lower(e) if self.in_proc else self.expr(e)
+
+    def truth(self: CompilerLike, e: A.Expr) -> Ev:
+        """A closure for the truth of a condition (lowered when it may pause)."""
+        c = self.ev(e)
+        return lambda m, L: truthy(c(m, L))
 
     def stmt(self: CompilerLike, s: A.Stmt) -> None:
         """Compile one statement."""
@@ -148,8 +158,7 @@ class StatementRules:
         if isinstance(s, A.If):
             ends = []
             for cond, block in s.branches:
-                c = self.ev(cond)
-                jf = self.emit(OP_JF, lambda m, L, c=c: truthy(c(m, L)), -1)
+                jf = self.emit(OP_JF, self.truth(cond), -1)
                 self.block(block)
                 ends.append(self.emit(OP_JUMP, -1))
                 self.patch(jf, self.here())
@@ -169,8 +178,7 @@ class StatementRules:
             return
         if isinstance(s, A.While):
             top = self.here()
-            c = self.ev(s.cond)
-            jf = self.emit(OP_JF, lambda m, L: truthy(c(m, L)), -1)
+            jf = self.emit(OP_JF, self.truth(s.cond), -1)
             self.loop_body(top, s.body, jf)
             return
         if isinstance(s, A.Loop):

@@ -1,0 +1,84 @@
+"""Generated call wrappers: one per called body, the interpreter's call rules
+(`call_known` and `Machine.call`) specialised to that body.
+
+A call site `f(a, b)` becomes `_cwN(m, pos, [a, b])`. The wrapper keeps every rule that
+can be observed: the call depth limit and the `peak` depth the memo relies on, the
+`called from` trail of an error, and tracing (which goes through `Machine.call`). Results of
+traits and of functions that read only fixed data are memoised exactly as the interpreter
+memoises them, in the same table, so a hit needs no frame -- except bodies so cheap that
+the lookup would cost as much as the body (`cheap`).
+"""
+
+from __future__ import annotations
+
+from esochess.gambit.codegen.emit import Namespace
+from esochess.gambit.limits import CALL_DEPTH_LIMIT
+from esochess.gambit.program import Code
+
+
+class CallWrappers:
+    """Names the wrapper of each called body and generates them once the bodies exist."""
+
+    def __init__(self, ns: Namespace) -> None:
+        self.ns = ns
+        self.wanted: dict[int, tuple[str, Code]] = {}
+        # Bodies cheap enough to recompute (no call, selector, loop…): a memo lookup would
+        # cost as much as the body, and skipping it is unobservable.
+        self.cheap: set[int] = set()
+
+    def name(self, code: Code) -> str:
+        """The global name of `code`'s wrapper (defined by `define_all`)."""
+        got = self.wanted.get(id(code))
+        if got is None:
+            got = (self.ns.fresh("cw"), code)
+            self.wanted[id(code)] = got
+        return got[0]
+
+    def define_all(self) -> None:
+        """Generate every wrapper named so far (call sites look them up at run time)."""
+        for name, code in self.wanted.values():
+            self.ns.define(name, self.lines(name, code), f"calls of {code.where}")
+
+    def lines(self, name: str, code: Code) -> list[str]:
+        """The source of one wrapper."""
+        c = self.ns.const(code, "code")
+        limit = CALL_DEPTH_LIMIT
+        out = [f"def {name}(m, pos, vals):"]
+        if (code.pure or code.static) and id(code) not in self.cheap:
+            version = "m.inst_version" if code.static else "m.version"
+            out += [
+                "    if not m.tracing:",
+                f"        hit = m.program.memo.get(({c}, tuple(vals), {version}))",
+                "        if hit is not None:",
+                "            level = m.depth + len(m.frames) + hit[1]",
+                f"            if level < {limit}:",
+                "                if level > m.peak:",
+                "                    m.peak = level",
+                "                return hit[0]",
+                f"    return m.call({c}, vals, pos)",
+            ]
+            return out
+        body = self.ns.const(code.simple, "body") if code.simple is not None else None
+        if body is None:
+            return out + [f"    return m.call({c}, vals, pos)"]
+        out += [
+            "    level = m.depth + len(m.frames)",
+            f"    if level >= {limit} or m.tracing:",
+            f"        return m.call({c}, vals, pos)",
+            "    if level > m.peak:",
+            "        m.peak = level",
+        ]
+        if code.nlocals:
+            out.append(f"    if {code.nlocals} > len(vals):")
+            out.append(f"        vals += [None] * ({code.nlocals} - len(vals))")
+        out += [
+            "    m.depth += 1",
+            "    try:",
+            f"        return {body}(m, vals)",
+            "    except RunError as err:",
+            f"        err.trail.append(({code.where!r}, pos))",
+            "        raise",
+            "    finally:",
+            "        m.depth -= 1",
+        ]
+        return out

@@ -1,0 +1,100 @@
+"""The compiled engine's compiler: the interpreter's compiler with every expression and
+every body that cannot pause generated as Python source (docs/reference/gambit.md#engines).
+
+It is the reference compiler (esochess.gambit.compiler) with two rules replaced:
+`expr` returns a generated function instead of a tree of closures, and bodies that
+cannot pause get a generated function as their `simple` form, which the machine calls
+without a frame. Everything the machine, the game layer, records and hashes see --
+values, the game store, frames of pausing procedures, errors -- is shared, so the two
+engines differ only in speed.
+"""
+
+from __future__ import annotations
+
+from esochess.gambit import ast as A
+from esochess.gambit import declarations as D
+from esochess.gambit.analysis import Analysis
+from esochess.gambit.codegen.bodies import BodySource
+from esochess.gambit.codegen.calls import CallWrappers
+from esochess.gambit.codegen.emit import Namespace
+from esochess.gambit.codegen.expressions import ExprSource
+from esochess.gambit.codegen.selectors import SelectorSource
+from esochess.gambit.compiler import Compiler
+from esochess.gambit.compiler.horizon import nodes
+from esochess.gambit.program import Ev, Program, Prop
+from esochess.gambit.resolver import FuncInfo, PropInfo
+
+
+_COSTLY = (A.Call, A.SelectorExpr, A.FilterMap, A.For, A.While, A.Loop, A.MatchStmt, A.MatchExpr,
+           A.Is)
+
+
+def cheap(body: object) -> bool:
+    """True for a body without calls, selectors, list walks or loops."""
+    return not any(isinstance(n, _COSTLY) for n in nodes(body))
+
+
+class SourceCompiler(Compiler):
+    """Builds a `Program` whose expressions and non-pausing bodies are generated Python."""
+
+    def __init__(self, tree: D.Program, checked: Analysis) -> None:
+        super().__init__(tree, checked)
+        self.ns = Namespace(checked.sym.path)
+        self.sources = ExprSource(self, self.ns)
+        self.bodies = BodySource(self, self.ns, self.sources)
+        self.calls = CallWrappers(self.ns)
+        self.selectors = SelectorSource(self, self.ns, self.sources)
+
+    def expr(self, e: A.Expr) -> Ev:
+        """A generated function for an expression."""
+        o = self.override.get(id(e))
+        if o is not None:
+            return o
+        return self.sources.closure(e)
+
+    def truth(self, e: A.Expr) -> Ev:
+        """A generated function for the truth of a condition that cannot pause."""
+        if self.in_proc and self.pauses(e):
+            return super().truth(e)
+        name = self.ns.fresh("cond")
+        fn: Ev = self.ns.define(name, [f"def {name}(m, L):", f"    return {self.sources.cond(e)}"],
+                                f"condition at line {e.pos[0]}")  # fmt: skip
+        return fn
+
+    def base_expr(self, e: A.Expr) -> Ev:
+        """The interpreter's closure for an expression (its children generated)."""
+        return Compiler.expr(self, e)
+
+    def function(self, f: FuncInfo) -> None:
+        """Compile a body; one that cannot pause also becomes one generated function."""
+        super().function(f)
+        code = self.codes[id(f.decl)]
+        if cheap(f.decl.body):
+            self.calls.cheap.add(id(code))
+        if f.name in self.pausing:
+            return
+        fn = self.bodies.function(self.ns.fresh(f"fn_{f.name}_"), f.decl.body, f"fn {f.name}")
+        if fn is not None:
+            code.simple = fn
+
+    def property(self, info: PropInfo, prop: Prop) -> None:
+        """Compile a property; a trait with a block body becomes one generated function."""
+        super().property(info, prop)
+        body = info.decl.body
+        if info.kind != "trait" or prop.code is None:
+            return
+        if cheap(body if body is not None else info.decl.default):
+            self.calls.cheap.add(id(prop.code))
+        if body is None:
+            return
+        fn = self.bodies.function(self.ns.fresh(f"trait_{info.name}_"), body, f"trait {info.name}")
+        if fn is not None:
+            prop.code.simple = fn
+
+    def build(self) -> Program:
+        """Compile everything; the program keeps its generated source."""
+        program = super().build()
+        self.calls.define_all()
+        program.engine = "compiled"
+        program.python = self.ns.source
+        return program

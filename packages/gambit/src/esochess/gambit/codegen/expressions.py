@@ -1,0 +1,292 @@
+"""Expressions -> Python source over `m` (the machine) and `L` (the locals list).
+
+The source follows the interpreter's closures rule for rule (esochess.gambit.compiler), so
+both engines compute the same values and raise the same errors. Static types from the
+checker pick the short forms: `a == b` on ints, entities and enum members is Python's `==`,
+`a + b` on ints is Python's `+`, a bool condition needs no truth test. A node with no
+source form here (selectors, patterns, most built-ins…) is the interpreter's closure for
+that node, bound as a constant and called as `_kN(m, L)`; its children are generated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from esochess.gambit import ast as A
+from esochess.gambit import builtins as B
+from esochess.gambit import types as T
+from esochess.gambit.analysis import (
+    BoolList,
+    BuiltinCall,
+    EntityList,
+    EnumList,
+    EnumRef,
+    FieldRef,
+    FuncRef,
+    LocalRef,
+    NaryRef,
+    PropRef,
+    SelectionToEntity,
+    ToNum,
+    UserCall,
+)
+from esochess.gambit.codegen.emit import Namespace
+from esochess.gambit.compiler.runtime import not_none
+from esochess.gambit.program import Ev
+from esochess.gambit.values import FuncVal
+
+if TYPE_CHECKING:
+    from esochess.gambit.codegen.compiler import SourceCompiler
+
+# Types whose `==` is Python's `==` on the run-time values (values_equal's special cases,
+# bools and lists, cannot occur).
+_PLAIN_EQ = (T.INT, T.NUM, T.STR, T.NONE)
+_ARITH = {"+", "-", "*"}
+_ORDER = {"<", "<=", ">", ">="}
+
+
+def plain_eq(t: T.Type | None) -> bool:
+    """True when every value of `t` compares with Python's `==` as Gambit's `==`."""
+    if t is None:
+        return False
+    return all(m in _PLAIN_EQ or isinstance(m, (T.EnumT, T.EntityT)) for m in T.members(t))
+
+
+def is_int(t: T.Type | None) -> bool:
+    """True for the static type int."""
+    return t == T.INT
+
+
+def is_number(t: T.Type | None) -> bool:
+    """True for int or num (ordered by Python's comparisons)."""
+    return t in (T.INT, T.NUM)
+
+
+class ExprSource:
+    """Generates the source of expressions for one program."""
+
+    def __init__(self, compiler: SourceCompiler, ns: Namespace) -> None:
+        self.c = compiler
+        self.an = compiler.an
+        self.ns = ns
+
+    # ------------------------------------------------------------------ entry points
+
+    def closure(self, e: A.Expr) -> Ev:
+        """The expression as a generated function `f(m, L)`."""
+        name = self.ns.fresh("e")
+        body = self.src(e)
+        fn: Ev = self.ns.define(name, [f"def {name}(m, L):", f"    return {body}"],
+                                f"line {e.pos[0]}")  # fmt: skip
+        return fn
+
+    def src(self, e: A.Expr) -> str:
+        """Source evaluating `e` (with its implicit conversion)."""
+        o = self.c.override.get(id(e))
+        if o is not None:
+            return f"{self.ns.const(o)}(m, L)"
+        conv = self.an.conversions.get(e)
+        if isinstance(conv, SelectionToEntity):
+            return self.fallback(e)
+        g = self.gen(e)
+        if g is None:
+            return self.fallback(e)
+        if isinstance(conv, ToNum):
+            return f"_num({g})"
+        return g
+
+    def fallback(self, e: A.Expr) -> str:
+        """The interpreter's closure for `e` (its children generated)."""
+        return f"{self.ns.const(self.c.base_expr(e))}(m, L)"
+
+    def cond(self, e: A.Expr) -> str:
+        """Source of the truth of a condition."""
+        s = self.src(e)
+        if self.an.types.get(e) == T.BOOL and e not in self.an.conversions:
+            return s
+        return f"_tr({s})"
+
+    def temp(self) -> str:
+        """A fresh local name for a value used twice."""
+        return self.ns.fresh("t")
+
+    # ------------------------------------------------------------------ the rules
+
+    def gen(self, e: A.Expr) -> str | None:
+        """Source of `e` without its conversion, or None where the closure is kept."""
+        match e:
+            case A.Lit(value=v):
+                return self.ns.const(v)
+            case A.Name():
+                return self.name(e)
+            case A.Member():
+                return self.member(e)
+            case A.Index(obj=obj, index=idx, pos=pos):
+                xs, i = self.temp(), self.temp()
+                return (f"({xs}[{i} - 1] if (({xs} := {self.src(obj)}), ({i} := {self.src(idx)})) "
+                        f"and type({i}) is int and 0 < {i} <= len({xs}) "
+                        f"else _index({xs}, {i}, {pos!r}))")  # fmt: skip
+            case A.Call():
+                return self.call(e)
+            case A.FilterMap():
+                return self.filter_map(e)
+            case A.Unary():
+                return self.unary(e)
+            case A.Binary():
+                return self.binary(e)
+            case A.ListLit(items=items):
+                if not items:
+                    return "()"
+                return "(" + "".join(f"{self.src(x)}, " for x in items) + ")"
+            case A.SelectorExpr(selector=sel):
+                return self.c.selectors.selector(sel)
+            case A.IfExpr(arms=arms):
+                out = "None"
+                for arm in reversed(arms):
+                    if arm.cond is None:
+                        out = self.src(arm.value)
+                    else:
+                        out = f"({self.src(arm.value)} if {self.cond(arm.cond)} else {out})"
+                return out
+        return None
+
+    def name(self, e: A.Name) -> str | None:
+        match self.an.resolved[e]:
+            case LocalRef(slot):
+                return f"L[{slot}]"
+            case EnumRef(v):
+                return self.ns.const(v, "enum")
+            case FuncRef(fname):
+                return self.ns.const(FuncVal(fname), "fn")
+            case EntityList(name):
+                return f"m.instances[{name!r}]"
+            case EnumList(enum):
+                return self.ns.const(tuple(self.c.sym.enums[enum].values.values()), "enums")
+            case BoolList():
+                return "(False, True)"
+            case PropRef(p):
+                prop = self.c.props[p.pid]
+                if prop.kind == "trait":
+                    return None
+                t = self.temp()
+                key = self.ns.const((prop.pid, ()), "key")
+                return (f"({t} if ({t} := m.store.get({key}, UNSET)) is not UNSET "
+                        f"else m.read_prop({self.ns.const(prop, 'prop')}, (), {e.pos!r}))")  # fmt: skip
+        return None
+
+    def member(self, e: A.Member) -> str | None:
+        info = self.an.resolved[e]
+        if isinstance(info, EnumRef):
+            return self.ns.const(info.value, "enum")
+        if isinstance(info, FieldRef):
+            return f"{self.src(e.obj)}.get({info.name!r})"
+        if not isinstance(info, (PropRef, NaryRef)):
+            return None
+        prop = self.c.props[info.prop.pid]
+        pconst = self.ns.const(prop, "prop")
+        if isinstance(info, NaryRef):
+            if not isinstance(e.obj, A.TupleExpr):
+                return None
+            parts = "".join(f"{self.src(x)}, " for x in e.obj.items)
+            return f"m.read_prop({pconst}, ({parts}), {e.pos!r})"
+        obj = self.src(e.obj)
+        if prop.pid == 0:
+            return f"{obj}.index"
+        if prop.kind == "trait":
+            assert prop.code is not None
+            return f"{self.c.calls.name(prop.code)}(m, {e.pos!r}, [{obj}])"
+        v, o = self.temp(), self.temp()
+        return (f"({v} if ({v} := m.store.get(({prop.pid}, (({o} := {obj}),)), UNSET)) "
+                f"is not UNSET else m.read_prop({pconst}, ({o},), {e.pos!r}))")  # fmt: skip
+
+    def call(self, e: A.Call) -> str | None:
+        info = self.an.calls[e]
+        args = ", ".join(self.src(a.value) for a in e.args)
+        if isinstance(info, UserCall):
+            group = [o for o in self.c.overloads[info.name] if len(o.info.params) == len(e.args)]
+            if len(group) != 1:
+                return None
+            code = self.ns.const(group[0].code, "code")
+            if not group[0].tests:
+                return f"{self.c.calls.name(group[0].code)}(m, {e.pos!r}, [{args}])"
+            v = self.temp()
+            g = self.ns.const(group, "group")
+            wrapper = self.c.calls.name(group[0].code)
+            test = f"_passes(m, {g}, ({v} := [{args}]))"
+            if all(t is not_none for _, t in group[0].tests):
+                # The usual test, an entity parameter that must not be none, inline.
+                test = f"({v} := [{args}])" + "".join(
+                    f" and {v}[{i}] is not None" for i, _ in group[0].tests)
+            return (f"({wrapper}(m, {e.pos!r}, {v}) if {test} "
+                    f"else _call(m, _tested(m, {info.name!r}, {g}, {v}, {e.pos!r}), {v}, "
+                    f"{e.pos!r}))")  # fmt: skip
+        if isinstance(info, BuiltinCall):
+            impl = B.BUILTINS[info.name].impl
+            if isinstance(impl, B.Plain):
+                return f"_plain({self.ns.const(impl.fn, 'builtin')}, {e.pos!r}, {args})"
+        return None
+
+    def filter_map(self, e: A.FilterMap) -> str:
+        slot = self.an.binders[e]
+        name = self.ns.fresh("fm")
+        keep = f"if {self.cond(e.body)}:\n            out.append(x)" if e.kind == "filter" \
+            else f"out.append({self.src(e.body)})"  # fmt: skip
+        lines = [
+            f"def {name}(m, L):",
+            "    out = []",
+            f"    for x in _iter({self.src(e.source)}):",
+            f"        L[{slot}] = x",
+            f"        {keep}",
+            "    return tuple(out)",
+        ]
+        self.ns.define(name, lines, f"{e.kind} at line {e.pos[0]}")
+        return f"{name}(m, L)"
+
+    def unary(self, e: A.Unary) -> str | None:
+        if e.op == "not":
+            return f"(not {self.cond(e.operand)})"
+        if e.op == "-":
+            return f"(-{self.src(e.operand)})"
+        if e.op == "+":
+            return self.src(e.operand)
+        t = self.temp()
+        length = self.ns.const(B.PURE_IMPL["len"], "builtin")
+        return f"({length}({t}) if ({t} := {self.src(e.operand)}) is not None else 0)"
+
+    def binary(self, e: A.Binary) -> str | None:
+        op = e.op
+        lt, rt = self.an.types.get(e.left), self.an.types.get(e.right)
+        if op in ("==", "!=") and not isinstance(e.right, A.Alt):
+            a, b = self.src(e.left), self.src(e.right)
+            if plain_eq(lt) and plain_eq(rt) and e.left not in self.an.conversions \
+                    and e.right not in self.an.conversions:  # fmt: skip
+                return f"({a} {op} {b})"
+            return f"_eq({a}, {b})" if op == "==" else f"(not _eq({a}, {b}))"
+        if op in ("and", "or"):
+            return f"({self.cond(e.left)} {op} {self.cond(e.right)})"
+        if op in _ARITH and is_int(lt) and is_int(rt) and not self.converted(e):
+            return f"({self.src(e.left)} {op} {self.src(e.right)})"
+        if op in ("+", "-", "*", "/", "%"):
+            f: Callable[[Any, Any], Any] = self.c.arith(op, e.pos)
+            return self.arith(op, self.ns.const(f, "arith"), self.src(e.left), self.src(e.right))
+        if op in _ORDER:
+            a, b = self.src(e.left), self.src(e.right)
+            if is_number(lt) and is_number(rt):
+                return f"({a} {op} {b})"
+            return f"(_ord({a}) {op} _ord({b}))"
+        return None
+
+    def arith(self, op: str, checked: str, a: str, b: str) -> str:
+        """`a op b` through the interpreter's checked arithmetic `checked`, with Python's
+        operator inline when both values turn out to be ints (their sum, difference and
+        product need no check)."""
+        if op not in _ARITH:
+            return f"{checked}({a}, {b})"
+        x, y = self.temp(), self.temp()
+        return (f"(({x} {op} {y}) if (({x} := {a}), ({y} := {b})) and type({x}) is int "
+                f"and type({y}) is int else {checked}({x}, {y}))")  # fmt: skip
+
+    def converted(self, e: A.Binary) -> bool:
+        """True when an operand has an implicit conversion (int -> num)."""
+        return e.left in self.an.conversions or e.right in self.an.conversions

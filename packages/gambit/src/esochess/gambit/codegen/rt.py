@@ -1,0 +1,109 @@
+"""The helpers generated code calls: the same run-time rules as the interpreter's closures
+(esochess.gambit.compiler.runtime), in the shape a generated call site wants."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from esochess.gambit import builtins as B
+from esochess.gambit.compiler.runtime import (
+    call_known,
+    check_index,
+    dispatch,
+    iterable,
+    ordinal_key,
+    truthy,
+)
+from esochess.gambit.machine import Machine
+from esochess.gambit.program import Code, Overload
+from esochess.gambit.results import GameEnd, IllegalSignal, Result, RunError
+from esochess.gambit.values import UNSET, is_superset, values_equal
+
+
+def plain(impl: Callable[..., Any], pos: tuple[int, int], *vals: Any) -> Any:
+    """A built-in over argument values, its errors made run-time errors at `pos`."""
+    try:
+        return impl(*vals)
+    except B.BuiltinError as exc:
+        raise RunError(pos, str(exc)) from None
+    except (OverflowError, ValueError) as exc:
+        raise RunError(pos, f"number out of range ({exc})") from None
+
+
+def tested(
+    m: Machine, name: str, group: list[Overload], vals: list[Any], pos: tuple[int, int]
+) -> Code:
+    """The code of a one-overload call whose entity parameters are tested: the overload
+    when every test passes, else dispatch's error."""
+    one = group[0]
+    for i, t in one.tests:
+        if not t(m, vals[i]):
+            dispatch(m, name, group, vals, pos, strict=False)
+    return one.code
+
+
+def passes(m: Machine, group: list[Overload], vals: list[Any]) -> bool:
+    """True when the one overload's parameter tests all pass."""
+    for i, t in group[0].tests:
+        if not t(m, vals[i]):
+            return False
+    return True
+
+
+def index(xs: Any, i: Any, pos: tuple[int, int]) -> Any:
+    """`xs[i]`, 1-based, with the interpreter's range error."""
+    return xs[check_index(i, len(xs), pos) - 1]
+
+
+def to_num(v: Any) -> Any:
+    """The implicit int -> num conversion."""
+    return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+
+def end_game(m: Machine, who: Any, kind: str, pos: tuple[int, int]) -> None:
+    """`wins` / `loses`: end the game."""
+    players = list(who) if isinstance(who, tuple) else [who]
+    if not players:
+        raise RunError(pos, f"'{kind}' with an empty list of players")
+    seats = {p.index for p in players}
+    if kind == "wins":
+        winners = tuple(sorted(seats))
+    else:
+        winners = tuple(k for k in range(1, m.seats + 1) if k not in seats)
+    raise GameEnd(Result(m.seats, winners, False, pos[0], pos[1]))
+
+
+def draw(m: Machine, pos: tuple[int, int]) -> None:
+    """`draw`: end the game without a winner."""
+    raise GameEnd(Result(m.seats, (), True, pos[0], pos[1]))
+
+
+def illegal(pos: tuple[int, int]) -> None:
+    """`illegal`."""
+    raise IllegalSignal(pos)
+
+
+def superset(v: Any, pattern_value: Any) -> bool:
+    """A value pattern's test (`is` rule; `none` matches only none)."""
+    return is_superset(v, pattern_value) if v is not None else pattern_value is None
+
+
+HELPERS: dict[str, Any] = {
+    "_call": call_known,
+    "_tr": truthy,
+    "_eq": values_equal,
+    "_ord": ordinal_key,
+    "_iter": iterable,
+    "_plain": plain,
+    "_tested": tested,
+    "_passes": passes,
+    "_index": index,
+    "_superset": superset,
+    "_num": to_num,
+    "_end": end_game,
+    "_draw": draw,
+    "_illegal": illegal,
+    "UNSET": UNSET,
+    "RunError": RunError,
+}
