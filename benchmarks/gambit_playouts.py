@@ -1,28 +1,27 @@
-"""Gambit playout speed against hand-written pure-Python random playouts.
+"""Gambit playout speed of both engines against hand-written pure-Python random playouts.
 
 Runs, in one process on the same machine:
 
-* the engine of `gambit playout examples/gambit/tic-tac-toe.gmb -n N --seed 0` (session.playout,
-  called in this process so that start-up is excluded and CPU time can be measured), and the
-  same for Connect Four -- with the horizon look-ahead (the engine as shipped) and with the
-  reference look-ahead that explores every option to the end of its turn and evaluates
-  `print` arguments (the engine before the horizon);
+* `gambit playout examples/gambit/tic-tac-toe.gmb -n N --seed 0` (session.playout, called in
+  this process so that start-up is excluded and CPU time can be measured) on the compiled
+  engine (the default, generated Python) and on the reference interpreter
+  (`--engine interpreter`), and the same for Connect Four;
 * a hand-written pure-Python random playout of the same two games (the baseline);
-* the time `mcts:N` takes to choose the first move of each game, both ways.
+* the time `mcts:N` takes to choose the first move of each game, on both engines.
 
-It prints playouts/s and the slowdown against the baseline. Targets: at least 5 000 random
-playouts/s (CPU) on tic-tac-toe, 1 500/s on Connect Four, `mcts:1000` first move on Connect
-Four within 0.5 s CPU.
+Both engines play the same games (the script checks that their summaries agree). It
+prints playouts/s, the slowdown against the baseline and the compiled engine's speed-up.
+Targets: at least 5 000 random playouts/s (CPU) on tic-tac-toe, 1 500/s on Connect Four,
+`mcts:1000` first move on Connect Four within 0.5 s CPU.
 Usage: python benchmarks/gambit_playouts.py [--games N] [--mcts N]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,65 +81,48 @@ def baseline_rate(playout: Callable[[random.Random], int], games: int) -> tuple[
     return games / (time.perf_counter() - wall), games / (time.process_time() - cpu)
 
 
-def compile_game(game: Path) -> Any:
-    """The checked program of an example game."""
+def compile_game(game: Path, engine: str) -> Any:
+    """The checked program of an example game, for `engine`."""
     from esochess.gambit.frontend import compile_source
 
-    program, errors = compile_source(game.read_text(encoding="utf-8"), str(game))
+    program, errors = compile_source(game.read_text(encoding="utf-8"), str(game), engine)
     if program is None:
         raise SystemExit(f"{game} does not compile: {errors[0].message}")
     return program
 
 
-@contextlib.contextmanager
-def lookahead(kind: str) -> Iterator[None]:
-    """`horizon`: the engine as shipped; `full`: look-ahead forks that pause only at
-    `commit`, so every option runs to the end of its turn, printing arguments evaluated."""
-    from esochess.gambit import game as G
-
-    if kind == "horizon":
-        yield
-        return
-
-    def full_fork(machine: Any, seat: int) -> Any:
-        f = machine.fork()
-        f.pause_at_commit = True
-        return f
-
-    saved = G.pausing_fork
-    G.pausing_fork = full_fork
-    try:
-        yield
-    finally:
-        G.pausing_fork = saved
-
-
-def gambit_rate(game: Path, games: int) -> tuple[float, float]:
-    """`gambit playout GAME -n N` (its engine, in this process): (wall, CPU) playouts/s."""
+def gambit_rate(game: Path, games: int, engine: str) -> tuple[float, float, list[str]]:
+    """`gambit playout GAME -n N --engine E` (in this process): (wall, CPU) playouts/s and
+    the summary's untimed lines."""
     from esochess.gambit.session import playout
 
-    program = compile_game(game)
+    program = compile_game(game, engine)
     wall, cpu = time.perf_counter(), time.process_time()
     stats, report = playout(program, games, 0, program.players_range[0])
     if report.exit_code != 0:
         raise SystemExit(report.message)
-    return games / (time.perf_counter() - wall), games / (time.process_time() - cpu)
+    rates = games / (time.perf_counter() - wall), games / (time.process_time() - cpu)
+    return *rates, [line for line in stats.lines() if not line.startswith(("sec", "play"))]
 
 
-def mcts_first_move_seconds(game: Path, iterations: int) -> tuple[float, float]:
-    """(wall, CPU) seconds `mcts:N` needs to choose the first move of a game (seed 0)."""
+def mcts_first_move_seconds(game: Path, iterations: int, engine: str) -> tuple[float, float, Any]:
+    """(wall, CPU) seconds `mcts:N` needs to choose the first move of a game (seed 0), and
+    the move."""
     from esochess.gambit.game import legal_options
     from esochess.gambit.machine import Machine
     from esochess.gambit.players import MctsPlayer, seat_rng
     from esochess.gambit.results import Decision
 
-    m = Machine(compile_game(game), seed=0, players=2)
+    m = Machine(compile_game(game, engine), seed=0, players=2)
     d = m.run_until_decision()
     assert isinstance(d, Decision)
     wall, cpu = time.perf_counter(), time.process_time()
     legal = legal_options(m, d)
-    MctsPlayer(seat_rng(0, d.seat), iterations).decide(m, d, legal)
-    return time.perf_counter() - wall, time.process_time() - cpu
+    key = MctsPlayer(seat_rng(0, d.seat), iterations).decide(m, d, legal)
+    return time.perf_counter() - wall, time.process_time() - cpu, key
+
+
+ENGINES = ("compiled", "interpreter")
 
 
 def main() -> None:
@@ -155,22 +137,29 @@ def main() -> None:
         ("tic-tac-toe", "tic-tac-toe.gmb", ttt_playout),
         ("Connect Four", "connect-four.gmb", c4_playout),
     ):
-        # The baseline is ~1000x faster: time enough games to get past timer noise.
+        # The baseline is far faster: time enough games to get past timer noise.
         base_wall, base_cpu = baseline_rate(base, max(args.games, 20_000))
-        print(f"{title:13} hand-written {base_wall:8.0f} / {base_cpu:8.0f} per s")
-        for kind in ("horizon", "full"):
-            with lookahead(kind):
-                wall, cpu = gambit_rate(EXAMPLES / file, args.games)
+        print(f"{title:13} hand-written            {base_wall:8.0f} / {base_cpu:8.0f} per s")
+        cpus, summaries = [], []
+        for engine in ENGINES:
+            wall, cpu, summary = gambit_rate(EXAMPLES / file, args.games, engine)
+            cpus.append(cpu)
+            summaries.append(summary)
             print(
-                f"{title:13} {kind:7} look-ahead: gambit playout {wall:7.1f} / {cpu:7.1f} per s"
+                f"{title:13} {engine:11} playout {wall:8.1f} / {cpu:8.1f} per s"
                 f"   slowdown {base_wall / wall:6.1f}x / {base_cpu / cpu:6.1f}x"
             )
+        same = "same games" if summaries[0] == summaries[1] else "GAMES DIFFER"
+        print(f"{title:13} compiled engine {cpus[0] / cpus[1]:.1f}x the interpreter (CPU; {same})")
     for title, file in (("tic-tac-toe", "tic-tac-toe.gmb"), ("Connect Four", "connect-four.gmb")):
-        for kind in ("horizon", "full"):
-            with lookahead(kind):
-                wall, cpu = mcts_first_move_seconds(EXAMPLES / file, args.mcts)
-            print(f"{title:13} {kind:7} look-ahead: mcts:{args.mcts} first move "
-                  f"{wall:6.2f} s wall / {cpu:6.2f} s CPU")  # fmt: skip
+        keys = []
+        for engine in ENGINES:
+            wall, cpu, key = mcts_first_move_seconds(EXAMPLES / file, args.mcts, engine)
+            keys.append(key)
+            print(f"{title:13} {engine:11} mcts:{args.mcts} first move "
+                  f"{wall:6.2f} s wall / {cpu:6.2f} s CPU (option {key})")  # fmt: skip
+        if keys[0] != keys[1]:
+            print(f"{title:13} THE ENGINES CHOSE DIFFERENT MOVES")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ from esochess.gambit.program import (
     Program,
 )
 
-
 ENGINES = ("compiled", "interpreter")
 """The engines (docs/reference/gambit.md#engines): generated Python source (the default) and
 the reference interpreter of closures and instructions."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from esochess.fen import source_line_at
 from esochess.gambit.machine import Machine
-from esochess.gambit.predicate import option_is_legal, predicate_stop
+from esochess.gambit.predicate import OptionFailed, legal_keys, predicate_stop
 from esochess.gambit.results import Committed, Decision, GambitRuntimeError, Illegal, Result
 
 Key = int | tuple[int, ...]
@@ -161,13 +161,24 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
     changed. Raises `GambitRuntimeError` (with the exploring note) when a completion
     fails at run time.
     """
-    found: list[LegalOption] = []
     stop = predicate_stop(machine)
+    if stop is not None:
+        return [LegalOption(key, None, None)
+                for key in predicate_keys(machine, decision, candidates(decision), stop)]  # fmt: skip
+    found: list[LegalOption] = []
     for key in candidates(decision):
-        option = try_option(machine, decision, key, stop)
+        option = try_option(machine, decision, key)
         if option is not None:
             found.append(option)
     return found
+
+
+def predicate_keys(machine: Machine, decision: Decision, keys: list[Key], stop: int) -> list[Key]:
+    """`legal_keys` with a failing option's error named as look-ahead names it."""
+    try:
+        return legal_keys(machine, keys, stop)
+    except OptionFailed as failed:
+        raise exploring_error(failed.error, decision, failed.key) from None
 
 
 def random_legal_option(machine: Machine, decision: Decision, rng: random.Random) -> LegalOption | None:
@@ -180,23 +191,19 @@ def random_legal_option(machine: Machine, decision: Decision, rng: random.Random
     keys = candidates(decision)
     stop = predicate_stop(machine)
     while keys:
-        option = try_option(machine, decision, keys.pop(rng.randrange(len(keys))), stop)
+        key = keys.pop(rng.randrange(len(keys)))
+        if stop is not None:
+            if predicate_keys(machine, decision, [key], stop):
+                return LegalOption(key, None, None)
+            continue
+        option = try_option(machine, decision, key)
         if option is not None:
             return option
     return None
 
 
-def try_option(
-    machine: Machine, decision: Decision, key: Key, stop: int | None = None
-) -> LegalOption | None:
-    """Explore one option: by the decision's legality predicate when `stop` (from
-    `predicate_stop`) is given, else on a fork. The LegalOption when it is legal, else None."""
-    if stop is not None:
-        try:
-            legal = option_is_legal(machine, key, stop)
-        except GambitRuntimeError as err:
-            raise exploring_error(err, decision, key) from None
-        return LegalOption(key, None, None) if legal else None
+def try_option(machine: Machine, decision: Decision, key: Key) -> LegalOption | None:
+    """Explore one option on a fork: the LegalOption when it is legal, else None."""
     f = pausing_fork(machine, decision.seat)
     f.choose(key)
     try:

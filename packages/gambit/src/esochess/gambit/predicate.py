@@ -9,18 +9,22 @@ fork; a run-time error is reported exactly as the fork would report it.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from esochess.gambit.limits import CALL_DEPTH_LIMIT, OUT_OF_MEMORY, PYTHON_RECURSION_LIMIT
 from esochess.gambit.machine import Machine
 from esochess.gambit.program import OP_EXEC, OP_JF, OP_JUMP, OP_SET
-from esochess.gambit.results import IllegalSignal, RunError
+from esochess.gambit.results import GambitRuntimeError, IllegalSignal, RunError
 from esochess.gambit.values import NumberTooLong
+
+Key = int | tuple[int, ...]
 
 
 def predicate_stop(m: Machine) -> int | None:
     """Where the legality test of the pending decision ends, when it is a predicate now."""
-    if m.pending is None or m.seats < 2:
+    # (The game layer's unit tests drive it with a stand-in machine: no predicates there.)
+    if not isinstance(m, Machine) or m.pending is None or m.seats < 2:
         return None
     frame = m.frames[-1]
     ins = frame.code.instrs[frame.pc - 1]
@@ -37,55 +41,78 @@ def predicate_stop(m: Machine) -> int | None:
     return stop
 
 
-def option_is_legal(m: Machine, key: int | tuple[int, ...], stop: int) -> bool:
-    """Run the legality test of option `key` of the pending decision (see `predicate_stop`).
+class OptionFailed(Exception):
+    """A run-time error in the legality test of option `key`."""
 
-    Raises `GambitRuntimeError` for a run-time error, as the look-ahead fork would.
+    def __init__(self, key: Key, error: GambitRuntimeError) -> None:
+        super().__init__(error.message)
+        self.key = key
+        self.error = error
+
+
+def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[Key]:
+    """The keys among `keys` (options of the pending decision, see `predicate_stop`) whose
+    legality test passes, in order.
+
+    Raises `OptionFailed` for a run-time error, as the look-ahead fork would report it.
     """
     assert m.pending is not None
     dest, options, _ = m.pending
-    value: Any = tuple(options[i - 1] for i in key) if isinstance(key, tuple) else options[key - 1]
     frame = m.frames[-1]
-    L = list(frame.locals)
-    if dest >= 0:
-        L[dest] = value
     instrs = frame.code.instrs
-    pc = frame.pc
     # Look-ahead forks neither trace nor print, and start with no call depth of their own.
     tracing, silent, depth, peak = m.tracing, m.silent, m.depth, m.peak
     m.tracing, m.silent, m.depth, m.peak = False, True, 0, 0
-    # The machine runs with a deep Python stack (limits.py); so does its predicate.
+    # The machine runs with a deep Python stack (limits.py); so do its predicates.
     old_limit = sys.getrecursionlimit()
     raised = old_limit < PYTHON_RECURSION_LIMIT
     if raised:
         sys.setrecursionlimit(PYTHON_RECURSION_LIMIT)
+    found: list[Key] = []
     try:
-        while pc != stop:
-            ins = instrs[pc]
-            pc += 1
-            op = ins[0]
-            if op == OP_SET:
-                L[ins[1]] = ins[2](m, L)
-            elif op == OP_EXEC:
-                ins[1](m, L)
-            elif op == OP_JF:
-                if not ins[1](m, L):
-                    pc = ins[2]
-            else:
-                assert op == OP_JUMP
-                pc = ins[1]
-    except IllegalSignal:
-        return False
-    except RunError as err:
-        raise m._runtime_error(err.pos, err.message, err.trail, err.notes) from None
-    except RecursionError:
-        raise m._runtime_error(m._top_pos(), f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded") from None
-    except MemoryError:
-        raise m._runtime_error(m._top_pos(), OUT_OF_MEMORY) from None
-    except NumberTooLong as err:
-        raise m._runtime_error(m._top_pos(), str(err)) from None
+        for key in keys:
+            L = list(frame.locals)
+            if dest >= 0:
+                L[dest] = tuple(options[i - 1] for i in key) if isinstance(key, tuple) \
+                    else options[key - 1]  # fmt: skip
+            try:
+                _run(m, L, instrs, frame.pc, stop)
+            except IllegalSignal:
+                continue
+            except (RunError, RecursionError, MemoryError, NumberTooLong) as exc:
+                raise OptionFailed(key, _error(m, exc)) from None
+            found.append(key)
     finally:
         m.tracing, m.silent, m.depth, m.peak = tracing, silent, depth, peak
         if raised:
             sys.setrecursionlimit(old_limit)
-    return True
+    return found
+
+
+def _run(m: Machine, L: list[Any], instrs: list[tuple[Any, ...]], pc: int, stop: int) -> None:
+    """Run instructions pc..stop (plain ones only: see compiler/legality.py)."""
+    while pc != stop:
+        ins = instrs[pc]
+        pc += 1
+        op = ins[0]
+        if op == OP_SET:
+            L[ins[1]] = ins[2](m, L)
+        elif op == OP_EXEC:
+            ins[1](m, L)
+        elif op == OP_JF:
+            if not ins[1](m, L):
+                pc = ins[2]
+        else:
+            assert op == OP_JUMP
+            pc = ins[1]
+
+
+def _error(m: Machine, exc: BaseException) -> GambitRuntimeError:
+    """The run-time error `Machine.run_until_pause` would raise for `exc`."""
+    if isinstance(exc, RunError):
+        return m._runtime_error(exc.pos, exc.message, exc.trail, exc.notes)
+    if isinstance(exc, RecursionError):
+        return m._runtime_error(m._top_pos(), f"call depth limit ({CALL_DEPTH_LIMIT}) exceeded")
+    if isinstance(exc, MemoryError):
+        return m._runtime_error(m._top_pos(), OUT_OF_MEMORY)
+    return m._runtime_error(m._top_pos(), str(exc))

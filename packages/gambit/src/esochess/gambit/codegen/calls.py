@@ -5,7 +5,8 @@ A call site `f(a, b)` becomes `_cwN(m, pos, [a, b])`. The wrapper keeps every ru
 can be observed: the call depth limit and the `peak` depth the memo relies on, the
 `called from` trail of an error, and tracing (which goes through `Machine.call`). Results of
 traits and of functions that read only fixed data are memoised exactly as the interpreter
-memoises them, in the same table, so a hit needs no frame -- except bodies so cheap that
+memoises them (a table per body, filled from the machine's own memo entry, which holds
+the call depth the result needed), so a hit needs no frame -- except bodies so cheap that
 the lookup would cost as much as the body (`cheap`).
 """
 
@@ -46,16 +47,19 @@ class CallWrappers:
         out = [f"def {name}(m, pos, vals):"]
         if (code.pure or code.static) and id(code) not in self.cheap:
             version = "m.inst_version" if code.static else "m.version"
+            table = self.ns.const({}, "memo")
             out += [
-                "    if not m.tracing:",
-                f"        hit = m.program.memo.get(({c}, tuple(vals), {version}))",
-                "        if hit is not None:",
-                "            level = m.depth + len(m.frames) + hit[1]",
-                f"            if level < {limit}:",
-                "                if level > m.peak:",
-                "                    m.peak = level",
-                "                return hit[0]",
-                f"    return m.call({c}, vals, pos)",
+                "    if m.tracing:",
+                f"        return m.call({c}, vals, pos)",
+                f"    key = (*vals, {version})",
+                f"    hit = {table}.get(key)",
+                "    if hit is not None:",
+                "        level = m.depth + len(m.frames) + hit[1]",
+                f"        if level < {limit}:",
+                "            if level > m.peak:",
+                "                m.peak = level",
+                "            return hit[0]",
+                f"    return _memo_miss(m, {c}, vals, pos, {table}, key)",
             ]
             return out
         body = self.ns.const(code.simple, "body") if code.simple is not None else None

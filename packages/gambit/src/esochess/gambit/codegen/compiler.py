@@ -24,7 +24,6 @@ from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.program import Ev, Program, Prop
 from esochess.gambit.resolver import FuncInfo, PropInfo
 
-
 _COSTLY = (A.Call, A.SelectorExpr, A.FilterMap, A.For, A.While, A.Loop, A.MatchStmt, A.MatchExpr,
            A.Is)
 

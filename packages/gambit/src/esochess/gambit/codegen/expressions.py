@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 # bools and lists, cannot occur).
 _PLAIN_EQ = (T.INT, T.NUM, T.STR, T.NONE)
 _ARITH = {"+", "-", "*"}
+NEST_LIMIT = 24
 _ORDER = {"<", "<=", ">", ">="}
 
 
@@ -70,13 +71,20 @@ class ExprSource:
         self.c = compiler
         self.an = compiler.an
         self.ns = ns
+        # How deeply the expression being generated nests; past NEST_LIMIT a subtree gets
+        # a function of its own (Python's parser refuses about 200 nested parentheses).
+        self.depth = 0
 
     # ------------------------------------------------------------------ entry points
 
     def closure(self, e: A.Expr) -> Ev:
         """The expression as a generated function `f(m, L)`."""
         name = self.ns.fresh("e")
-        body = self.src(e)
+        outer, self.depth = self.depth, 0
+        try:
+            body = self.src(e)
+        finally:
+            self.depth = outer
         fn: Ev = self.ns.define(name, [f"def {name}(m, L):", f"    return {body}"],
                                 f"line {e.pos[0]}")  # fmt: skip
         return fn
@@ -86,6 +94,16 @@ class ExprSource:
         o = self.c.override.get(id(e))
         if o is not None:
             return f"{self.ns.const(o)}(m, L)"
+        if self.depth >= NEST_LIMIT:
+            return f"{self.ns.const(self.closure(e))}(m, L)"
+        self.depth += 1
+        try:
+            return self.converted_src(e)
+        finally:
+            self.depth -= 1
+
+    def converted_src(self, e: A.Expr) -> str:
+        """`src` at one level deeper."""
         conv = self.an.conversions.get(e)
         if isinstance(conv, SelectionToEntity):
             return self.fallback(e)
@@ -207,7 +225,6 @@ class ExprSource:
             group = [o for o in self.c.overloads[info.name] if len(o.info.params) == len(e.args)]
             if len(group) != 1:
                 return None
-            code = self.ns.const(group[0].code, "code")
             if not group[0].tests:
                 return f"{self.c.calls.name(group[0].code)}(m, {e.pos!r}, [{args}])"
             v = self.temp()

@@ -15,7 +15,7 @@ from esochess.gambit.compiler.runtime import (
     ordinal_key,
     truthy,
 )
-from esochess.gambit.machine import Machine
+from esochess.gambit.machine import MEMO_LIMIT, Machine
 from esochess.gambit.program import Code, Overload
 from esochess.gambit.results import GameEnd, IllegalSignal, Result, RunError
 from esochess.gambit.values import UNSET, is_superset, values_equal
@@ -49,6 +49,22 @@ def passes(m: Machine, group: list[Overload], vals: list[Any]) -> bool:
         if not t(m, vals[i]):
             return False
     return True
+
+
+def memo_miss(
+    m: Machine, code: Code, vals: list[Any], pos: tuple[int, int], table: dict[Any, Any],
+    key: tuple[Any, ...],
+) -> Any:  # fmt: skip
+    """A memoised body's result computed by `Machine.call`, which records it with the call
+    depth it needed; that entry is copied into the body's own table."""
+    args = tuple(vals)
+    value = m.call(code, vals, pos)
+    entry = m.program.memo.get((code, args, key[-1]))
+    if entry is not None:
+        if len(table) >= MEMO_LIMIT:
+            table.clear()
+        table[key] = entry
+    return value
 
 
 def index(xs: Any, i: Any, pos: tuple[int, int]) -> Any:
@@ -98,6 +114,7 @@ HELPERS: dict[str, Any] = {
     "_plain": plain,
     "_tested": tested,
     "_passes": passes,
+    "_memo_miss": memo_miss,
     "_index": index,
     "_superset": superset,
     "_num": to_num,

@@ -81,7 +81,13 @@ class OperatorRules:
             return lambda m, L: -f(m, L)
         if e.op == "+":
             return f
-        return lambda m, L: B.PURE_IMPL["len"](f(m, L)) if f(m, L) is not None else 0
+        length = B.PURE_IMPL["len"]
+
+        def count(m: Machine, L: list[Any]) -> Any:
+            v = f(m, L)  # once: the operand may have effects
+            return length(v) if v is not None else 0
+
+        return count
 
     def binary(self: CompilerLike, e: A.Binary) -> Ev:
         """Compile a binary operation."""
