@@ -32,16 +32,21 @@ class BodySource:
     def function(self, name: str, body: A.Block | A.Expr, where: str) -> Any:
         """`def name(m, L)` for a body; None when Python cannot compile it (too deeply
         nested blocks), so the instruction form is kept."""
-        lines = [f"def {name}(m, L):"]
-        if isinstance(body, A.Block):
-            self.block(body, lines, 1)
-            lines.append("    return None")
-        else:
-            lines.append(f"    return {self.x.src(body)}")
+        lines = [f"def {name}(m, L):", *self.lines(body, 1)]
         try:
             return self.ns.define(name, lines, where)
         except (SyntaxError, RecursionError, MemoryError):
             return None
+
+    def lines(self, body: A.Block | A.Expr, depth: int) -> list[str]:
+        """The statements of a body at indentation `depth`, ending in a `return`."""
+        out: list[str] = []
+        if isinstance(body, A.Block):
+            self.block(body, out, depth)
+            out.append("    " * depth + "return None")
+        else:
+            out.append("    " * depth + f"return {self.x.src(body)}")
+        return out
 
     def block(self, b: A.Block, out: list[str], depth: int) -> None:
         """Append the lines of a block at indentation `depth`."""

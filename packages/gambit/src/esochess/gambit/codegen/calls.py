@@ -26,6 +26,9 @@ class CallWrappers:
         # Bodies cheap enough to recompute (no call, selector, loop…): a memo lookup would
         # cost as much as the body, and skipping it is unobservable.
         self.cheap: set[int] = set()
+        # Leaf bodies (cheap, and nothing in them reads the call depth): their wrapper is
+        # the body itself, at indentation 2 under the wrapper's `try`.
+        self.inline: dict[int, list[str]] = {}
 
     def name(self, code: Code) -> str:
         """The global name of `code`'s wrapper (defined by `define_all`)."""
@@ -38,7 +41,33 @@ class CallWrappers:
     def define_all(self) -> None:
         """Generate every wrapper named so far (call sites look them up at run time)."""
         for name, code in self.wanted.values():
+            body = self.inline.get(id(code))
+            if body is not None:
+                try:
+                    self.ns.define(name, self.leaf_lines(name, code, body), f"fn {code.where}")
+                    continue
+                except (SyntaxError, RecursionError, MemoryError):
+                    pass  # nested too deeply for Python: the wrapper calls the body
             self.ns.define(name, self.lines(name, code), f"calls of {code.where}")
+
+    def leaf_lines(self, name: str, code: Code, body: list[str]) -> list[str]:
+        """A wrapper that runs a leaf body in place. The body calls nothing, so nothing
+        in it reads the call depth: the depth test, `peak` and the error trail are kept,
+        the depth count itself need not move."""
+        c = self.ns.const(code, "code")
+        out = [
+            f"def {name}(m, pos, L):",
+            "    level = m.depth + len(m.frames)",
+            f"    if level >= {CALL_DEPTH_LIMIT} or m.tracing:",
+            f"        return m.call({c}, L, pos)",
+            "    if level > m.peak:",
+            "        m.peak = level",
+        ]
+        if code.nlocals:
+            out.append(f"    if {code.nlocals} > len(L):")
+            out.append(f"        L += [None] * ({code.nlocals} - len(L))")
+        return out + ["    try:", *body, "    except RunError as err:",
+                      f"        err.trail.append(({code.where!r}, pos))", "        raise"]  # fmt: skip
 
     def lines(self, name: str, code: Code) -> list[str]:
         """The source of one wrapper."""

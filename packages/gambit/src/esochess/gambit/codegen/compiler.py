@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from esochess.gambit import ast as A
 from esochess.gambit import declarations as D
-from esochess.gambit.analysis import Analysis
+from esochess.gambit import types as T
+from esochess.gambit.analysis import Analysis, NaryRef, PropRef
 from esochess.gambit.codegen.bodies import BodySource
 from esochess.gambit.codegen.calls import CallWrappers
 from esochess.gambit.codegen.emit import Namespace
@@ -72,6 +73,8 @@ class SourceCompiler(Compiler):
             self.calls.cheap.add(id(code))
         if f.name in self.pausing:
             return
+        if self.leaf(f.decl.body):
+            self.calls.inline[id(code)] = self.bodies.lines(f.decl.body, 2)
         fn = self.bodies.function(self.ns.fresh(f"fn_{f.name}_"), f.decl.body, f"fn {f.name}")
         if fn is not None:
             code.simple = fn
@@ -82,13 +85,34 @@ class SourceCompiler(Compiler):
         body = info.decl.body
         if info.kind != "trait" or prop.code is None:
             return
-        if cheap(body if body is not None else info.decl.default):
+        whole = body if body is not None else info.decl.default
+        if cheap(whole):
             self.calls.cheap.add(id(prop.code))
+        if whole is not None and self.leaf(whole):
+            self.calls.inline[id(prop.code)] = self.bodies.lines(whole, 2)
         if body is None:
             return
         fn = self.bodies.function(self.ns.fresh(f"trait_{info.name}_"), body, f"trait {info.name}")
         if fn is not None:
             prop.code.simple = fn
+
+    def leaf(self, body: object) -> bool:
+        """True for a cheap body that calls nothing, also not through a trait, a property
+        default or a display: nothing in it reads the call depth."""
+        if not cheap(body):
+            return False
+        for n in nodes(body):
+            ref = self.an.resolved.get(n) if isinstance(n, (A.Name, A.Member)) else None
+            if isinstance(ref, (PropRef, NaryRef)):
+                prop = self.props[ref.prop.pid]
+                default = ref.prop.decl.default
+                if prop.kind == "trait" or isinstance(ref.prop.type, T.StructT):
+                    return False
+                if default is not None and any(
+                    isinstance(d, (A.Name, A.Member, A.Call)) for d in nodes(default)
+                ):
+                    return False
+        return True
 
     def build(self) -> Program:
         """Compile everything; the program keeps its generated source."""

@@ -32,6 +32,7 @@ from esochess.gambit.analysis import (
     UserCall,
 )
 from esochess.gambit.codegen.emit import Namespace
+from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.compiler.runtime import not_none
 from esochess.gambit.program import Ev
 from esochess.gambit.values import FuncVal
@@ -62,6 +63,20 @@ def is_int(t: T.Type | None) -> bool:
 def is_number(t: T.Type | None) -> bool:
     """True for int or num (ordered by Python's comparisons)."""
     return t in (T.INT, T.NUM)
+
+
+def literal(e: A.Expr | None) -> tuple[Any] | None:
+    """(value,) of a literal, a negated number or a list of those; None for anything else."""
+    match e:
+        case A.Lit(value=v) if type(v) in (int, float, str, bool) or v is None:
+            return (v,)
+        case A.Unary(op="-", operand=A.Lit(value=v)) if type(v) in (int, float):
+            return (-v,)  # type: ignore[operator]
+        case A.ListLit(items=items):
+            parts = [literal(x) for x in items]
+            if all(p is not None for p in parts):
+                return (tuple(p[0] for p in parts if p is not None),)
+    return None
 
 
 class ExprSource:
@@ -187,6 +202,12 @@ class ExprSource:
                 prop = self.c.props[p.pid]
                 if prop.kind == "trait":
                     return None
+                default = p.decl.default
+                folded = literal(default) if prop.kind == "fixed" and not any(
+                    n in self.an.conversions for n in nodes(default)) else None  # fmt: skip
+                if folded is not None:
+                    # A fixed constant (`fixed int [ROWS] = 6`) is its value.
+                    return self.ns.const(folded[0], "fixed")
                 t = self.temp()
                 key = self.ns.const((prop.pid, ()), "key")
                 return (f"({t} if ({t} := m.store.get({key}, UNSET)) is not UNSET "

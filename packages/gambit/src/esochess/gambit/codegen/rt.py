@@ -3,32 +3,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from esochess.gambit import builtins as B
 from esochess.gambit.compiler.runtime import (
     call_known,
     check_index,
     dispatch,
+    end_game,
     iterable,
     ordinal_key,
+    plain,
     truthy,
 )
 from esochess.gambit.machine import MEMO_LIMIT, Machine
 from esochess.gambit.program import Code, Overload
 from esochess.gambit.results import GameEnd, IllegalSignal, Result, RunError
 from esochess.gambit.values import UNSET, is_superset, values_equal
-
-
-def plain(impl: Callable[..., Any], pos: tuple[int, int], *vals: Any) -> Any:
-    """A built-in over argument values, its errors made run-time errors at `pos`."""
-    try:
-        return impl(*vals)
-    except B.BuiltinError as exc:
-        raise RunError(pos, str(exc)) from None
-    except (OverflowError, ValueError) as exc:
-        raise RunError(pos, f"number out of range ({exc})") from None
 
 
 def tested(
@@ -75,19 +65,6 @@ def index(xs: Any, i: Any, pos: tuple[int, int]) -> Any:
 def to_num(v: Any) -> Any:
     """The implicit int -> num conversion."""
     return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
-
-
-def end_game(m: Machine, who: Any, kind: str, pos: tuple[int, int]) -> None:
-    """`wins` / `loses`: end the game."""
-    players = list(who) if isinstance(who, tuple) else [who]
-    if not players:
-        raise RunError(pos, f"'{kind}' with an empty list of players")
-    seats = {p.index for p in players}
-    if kind == "wins":
-        winners = tuple(sorted(seats))
-    else:
-        winners = tuple(k for k in range(1, m.seats + 1) if k not in seats)
-    raise GameEnd(Result(m.seats, winners, False, pos[0], pos[1]))
 
 
 def draw(m: Machine, pos: tuple[int, int]) -> None:

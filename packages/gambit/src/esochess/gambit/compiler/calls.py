@@ -26,6 +26,7 @@ from esochess.gambit.compiler.runtime import (
     const,
     dispatch,
     memo_call,
+    plain,
 )
 from esochess.gambit.machine import Machine
 from esochess.gambit.notations import fullmatch_groups
@@ -160,13 +161,7 @@ class CallRules:
                 args = [self.expr(a.value) for a in e.args]
 
                 def plain_call(m: Machine, L: list[Any]) -> Any:
-                    vals = [a(m, L) for a in args]
-                    try:
-                        return impl(*vals)
-                    except B.BuiltinError as exc:
-                        raise RunError(pos, str(exc)) from None
-                    except (OverflowError, ValueError) as exc:
-                        raise RunError(pos, f"number out of range ({exc})") from None
+                    return plain(impl, pos, *[a(m, L) for a in args])
 
                 return plain_call
             case B.Hosted(hosted):

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from esochess.gambit import ast as A
+from esochess.gambit import builtins as B
 from esochess.gambit import types as T
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.machine import Machine
@@ -16,6 +17,8 @@ from esochess.gambit.program import (
     Overload,
 )
 from esochess.gambit.results import (
+    GameEnd,
+    Result,
     RunError,
 )
 from esochess.gambit.values import (
@@ -192,6 +195,29 @@ def memo_call(code: Code, argfs: list[Ev], pos: A.Pos) -> Ev:
         a0 = argfs[0]
         return lambda m, L: call_known(m, code, [a0(m, L)], pos)
     return lambda m, L: call_known(m, code, [a(m, L) for a in argfs], pos)
+
+
+def plain(impl: Callable[..., Any], pos: A.Pos, *vals: Any) -> Any:
+    """A built-in over argument values, its errors made run-time errors at `pos`."""
+    try:
+        return impl(*vals)
+    except B.BuiltinError as exc:
+        raise RunError(pos, str(exc)) from None
+    except (OverflowError, ValueError) as exc:
+        raise RunError(pos, f"number out of range ({exc})") from None
+
+
+def end_game(m: Machine, who: Any, kind: str, pos: A.Pos) -> None:
+    """`wins` / `loses` of a player or a list of players: end the game."""
+    players = list(who) if isinstance(who, tuple) else [who]
+    if not players:
+        raise RunError(pos, f"'{kind}' with an empty list of players")
+    seats = {p.index for p in players}
+    if kind == "wins":
+        winners = tuple(sorted(seats))
+    else:
+        winners = tuple(k for k in range(1, m.seats + 1) if k not in seats)
+    raise GameEnd(Result(m.seats, winners, False, pos[0], pos[1]))
 
 
 def const(v: Any) -> Ev:

@@ -13,6 +13,7 @@ from esochess.gambit.compiler.context import CompilerLike
 from esochess.gambit.compiler.horizon import loop_horizon
 from esochess.gambit.compiler.legality import mark_loop, statement_spans
 from esochess.gambit.compiler.runtime import (
+    end_game,
     iterable,
     truthy,
 )
@@ -33,7 +34,6 @@ from esochess.gambit.results import (
     GameEnd,
     IllegalSignal,
     Result,
-    RunError,
 )
 
 
@@ -246,16 +246,7 @@ class StatementRules:
         pos = s.pos
 
         def end(m: Machine, L: list[Any]) -> None:
-            v = who(m, L)
-            players = list(v) if isinstance(v, tuple) else [v]
-            if not players:
-                raise RunError(pos, f"'{kind}' with an empty list of players")
-            seats = {p.index for p in players}
-            if kind == "wins":
-                winners = tuple(sorted(seats))
-            else:
-                winners = tuple(k for k in range(1, m.seats + 1) if k not in seats)
-            raise GameEnd(Result(m.seats, winners, False, pos[0], pos[1]))
+            end_game(m, who(m, L), kind, pos)
 
         return end
 
