@@ -55,6 +55,14 @@ def plain_eq(t: T.Type | None) -> bool:
     return all(m in _PLAIN_EQ or isinstance(m, (T.EnumT, T.EntityT)) for m in T.members(t))
 
 
+def identity_eq(t: T.Type | None) -> bool:
+    """True when `==` on values of `t` is identity: entity instances (a running game makes
+    one object per instance, shared by its forks), enum members and none."""
+    if t is None:
+        return False
+    return all(m == T.NONE or isinstance(m, (T.EnumT, T.EntityT)) for m in T.members(t))
+
+
 def is_int(t: T.Type | None) -> bool:
     """True for the static type int."""
     return t == T.INT
@@ -297,6 +305,9 @@ class ExprSource:
         lt, rt = self.an.types.get(e.left), self.an.types.get(e.right)
         if op in ("==", "!=") and not isinstance(e.right, A.Alt):
             a, b = self.src(e.left), self.src(e.right)
+            if identity_eq(lt) and identity_eq(rt) and e.left not in self.an.conversions \
+                    and e.right not in self.an.conversions:  # fmt: skip
+                return f"({a} {'is' if op == '==' else 'is not'} {b})"
             if plain_eq(lt) and plain_eq(rt) and e.left not in self.an.conversions \
                     and e.right not in self.an.conversions:  # fmt: skip
                 return f"({a} {op} {b})"
