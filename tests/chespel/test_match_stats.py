@@ -38,6 +38,7 @@ def test_sprt_parse_and_bounds() -> None:
 def test_sprt_accepts_the_right_hypothesis() -> None:
     sprt = Sprt(0, 50)
     assert sprt.decision(sprt.llr([0, 0, 0, 0, 1])) is None  # one pair never decides
+    assert Sprt.parse("0,400,0.2,0.2").llr([0, 0, 0, 0, 0]) == 0.0  # nor no pair at all
     assert sprt.decision(sprt.llr([0, 0, 0, 0, 10])) == "H1"
     assert sprt.decision(sprt.llr([0, 0, 40, 0, 0])) == "H0"
     tri = Sprt(0, 50, model="trinomial")

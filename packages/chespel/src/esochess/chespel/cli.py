@@ -15,7 +15,15 @@ from contextlib import ExitStack
 import click
 
 from esochess.chespel.ablate import ablate, table
-from esochess.chespel.build import BuildError, default_output, read_book, write_executable
+from esochess.chespel.build import (
+    SHEBANG,
+    BuildError,
+    archive_bytes,
+    default_output,
+    read_book,
+    write_executable,
+)
+from esochess.chespel.cluster import ClusterError, run_cluster_match, shipped
 from esochess.chespel.codegen import CodegenError, generate_checked, load
 from esochess.chespel.cost import SAMPLE, cost_report, rule_costs
 from esochess.chespel.frontend import CheckResult, compile_source, format_report
@@ -35,6 +43,7 @@ from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Repl
 from esochess.chespel.runtime.values import ChespelRuntimeError
 from esochess.chespel.stats import MODELS, Model, Sprt
+from esochess.chespel.tuning.tune import TuneError, TuneSettings, tune
 from esochess.fen import SourceError, files, format_diagnostic
 from esochess.fen.cliutil import CONTEXT_SETTINGS, InputFile, version_option
 from esochess.fen.exitcodes import ExitCode
@@ -205,22 +214,29 @@ def uci(file: str) -> None:
               show_default=True, help="Count game pairs (pentanomial) or single games.")
 @click.option("--pgn", "pgn_file", metavar="FILE",
               help="Write the games here, with move times, clocks and the termination.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Play the game pairs on this Dask cluster (tcp://HOST:PORT); .chp engines "
+                   "are built and shipped to the workers. --jobs is then ignored.")
 def match(first: str, second: str, games: int, movetime: float, tc: str | None,
           depth: int | None, openings_file: str | None, seed: int | None, max_plies: int,
-          jobs: int, sprt_text: str | None, sprt_model: Model, pgn_file: str | None) -> None:
+          jobs: int, sprt_text: str | None, sprt_model: Model, pgn_file: str | None,
+          scheduler: str | None) -> None:
     """Play a match between two engines: FILE.chp or uci:COMMAND[;OPTION=VALUE]...."""
-    for engine in (first, second):
-        if not engine.startswith("uci:"):
-            generated_source(engine)
+    sources = {engine: generated_source(engine) for engine in (first, second)
+               if not engine.startswith("uci:")}
     try:
         sprt = Sprt.parse(sprt_text, sprt_model) if sprt_text else None
     except ValueError as exc:
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     try:
+        engines = [EngineSpec.parse(engine) for engine in (first, second)]
+        if scheduler is not None:
+            engines = [shipped(spec, SHEBANG + archive_bytes(sources[name])) if name in sources
+                       else spec for spec, name in zip(engines, (first, second), strict=True)]
         settings = Settings(
             games=games, movetime=movetime, tc=parse_tc(tc) if tc else None, depth=depth,
-            max_plies=max_plies, seed=seed, jobs=jobs, sprt=sprt,
+            max_plies=max_plies, seed=seed, jobs=jobs, sprt=sprt, scheduler=scheduler,
             **({"openings": read_openings(openings_file)} if openings_file else {}))
         with ExitStack() as stack:
             # Opened first, so an unwritable FILE is reported before any game is played.
@@ -231,11 +247,14 @@ def match(first: str, second: str, games: int, movetime: float, tc: str | None,
                     pgn.write(game_pgn(game))
                     pgn.flush()
 
-            run_match(EngineSpec.parse(first), EngineSpec.parse(second), settings, click.echo,
-                      record)
+            play = run_cluster_match if scheduler is not None else run_match
+            play(engines[0], engines[1], settings, click.echo, record)
     except MatchError as exc:
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+    except ClusterError as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(ExitCode.CLUSTER)
     except files.OutputError as exc:
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_RUNTIME)
@@ -283,3 +302,59 @@ def ablate_command(file: str, games: int, depth: int, max_plies: int, jobs: int,
         sys.exit(EXIT_USAGE)
     for line in table(rows):
         click.echo(line)
+
+
+@main.command(name="tune")
+@click.argument("file", type=InputFile())
+@click.option("--games", "games", multiple=True, required=True, type=InputFile(),
+              metavar="FILE.pgn", help="Finished games to learn from (repeatable).")
+@click.option("--positions", type=click.IntRange(1), metavar="N",
+              help="Use N positions drawn at random from the games (default: all).")
+@click.option("--freeze", "freeze", multiple=True, metavar="NAME",
+              help="Keep this rule's numbers as written (repeatable).")
+@click.option("-o", "output", metavar="OUT.chp",
+              help="Tuned program to write (default: FILE with .tuned.chp).")
+@click.option("--jobs", default=2, show_default=True, type=click.IntRange(1),
+              help="Processes computing the positions' features.")
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="Seed of the random choice of positions.")
+def tune_command(file: str, games: tuple[str, ...], positions: int | None,
+                 freeze: tuple[str, ...], output: str | None, jobs: int, seed: int) -> None:
+    """Texel-tune the numbers of FILE.chp's rules on the positions of finished games and
+    write the same program with the tuned numbers (layout and comments kept)."""
+    result = load_program(file)
+    generated_source(file)
+    assert result.program is not None
+    known = sorted({rule.name for module in result.program.modules for rule in module.rules})
+    for name in freeze:
+        if name not in known:
+            click.echo("chespel: error: " + with_suggestion(f"{file} has no rule '{name}'",
+                                                            name, known), err=True)
+            sys.exit(EXIT_USAGE)
+    target = output or default_output(file) + ".tuned.chp"
+    settings = TuneSettings(games=games, positions=positions, freeze=freeze, jobs=jobs, seed=seed)
+    try:
+        found = tune(file, read_source(file), result, settings,
+                     lambda line: click.echo(line, err=True))
+        files.write_atomic(target, found.source, inputs=[file, *games])
+    except TuneError as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except files.OutputError as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(EXIT_RUNTIME)
+    counts = found.games
+    if counts.bad:
+        click.echo(f"chespel: skipped {counts.bad} unreadable game(s), e.g. "
+                   + "; ".join(counts.bad_examples or []), err=True)
+    for line in found.runtime_errors:
+        click.echo(f"chespel: position skipped: run-time error at {line}", err=True)
+    for line in found.table:
+        click.echo(line)
+    click.echo(f"{found.positions} quiet positions from {counts.used} games "
+               f"({found.dropped} dropped after the capture search); "
+               f"{found.tuned} numbers tuned, {found.frozen} frozen, "
+               f"{found.untouched} left as written (not a linear score weight, or unused)")
+    click.echo(f"K = {found.k:.4f} per pawn, ridge {found.ridge:g}; error "
+               f"{found.error_before:.6f} -> {found.error_after:.6f}")
+    click.echo(f"wrote {target}")

@@ -85,15 +85,20 @@ def mangle(name: str) -> str:
     return "v_" + name
 
 
-def generate(result: CheckResult, specialise: bool = True) -> str:
+def generate(result: CheckResult, specialise: bool = True,
+             literals: dict[int, int] | None = None) -> str:
     """The Python source of the program module for a checked program without errors.
 
     With `specialise` (the default), rule shapes that specialise.py recognises get faster
     score code; `specialise=False` gives the generic code only (same scores, for tests).
+    `literals` maps `id(NumLit)` to an index: those literals read `_W[index]` (`_WN[index]`
+    after a unary minus), globals the loader sets before it runs the module, instead of
+    their value — tuning traces how the score depends on them; a list of such literals is
+    built once, at load time. It implies the generic code.
     """
     if result.program is None or result.errors:
         raise CodegenError("the program has errors")
-    return _Generator(result, specialise).module()
+    return _Generator(result, specialise and not literals, literals or {}).module()
 
 
 def generate_checked(result: CheckResult) -> str:
@@ -126,8 +131,11 @@ def compile_program(result: CheckResult, specialise: bool = True) -> Program:
 class _Generator:
     """Walks the checked AST and writes Python source."""
 
-    def __init__(self, result: CheckResult, specialise: bool = True) -> None:
+    def __init__(self, result: CheckResult, specialise: bool = True,
+                 literals: dict[int, int] | None = None) -> None:
         self.result = result
+        self.literals = literals or {}
+        self.constant_lists: list[str] = []
         self.special = Specialiser(self) if specialise else None
         self.lines: list[str] = []
         self.counter = 0
@@ -163,6 +171,7 @@ class _Generator:
         if self.special is not None and self.special.module_lines:
             self.lines.append("")
             self.lines.extend(self.special.module_lines)
+        self.lines.extend(self.constant_lists)
         positions = {name: (rule.name_pos.line, rule.name_pos.column, rule.name, rule.sym)
                      for rule, name in functions}
         self.lines.append("")
@@ -464,6 +473,8 @@ class _Generator:
     def expr_code(self, expr: ast.Expr) -> str:
         """Code for `expr`, possibly deeply nested."""
         if isinstance(expr, ast.NumLit):
+            if id(expr) in self.literals:
+                return f"_W[{self.literals[id(expr)]}]"
             return repr(int(expr.millis))
         if isinstance(expr, ast.StrLit):
             return repr(str(expr.value))
@@ -480,7 +491,16 @@ class _Generator:
         if isinstance(expr, ast.ColorLit):
             return repr(bool(expr.is_white))
         if isinstance(expr, ast.ListLit):
-            return "[" + ", ".join(self.expr(e) for e in expr.elements) + "]"
+            code = "[" + ", ".join(self.expr(e) for e in expr.elements) + "]"
+            if self.literals and expr.elements and all(
+                    self.literal_weight(e) for e in expr.elements):
+                name = f"_CL{len(self.constant_lists)}"
+                self.constant_lists.append(f"{name} = {code}")
+                return name
+            return code
+        if self.literal_weight(expr):
+            assert isinstance(expr, ast.Unary)
+            return f"_WN[{self.literals[id(expr.operand)]}]"
         if isinstance(expr, ast.Unary):
             if expr.op == "not":
                 return f"(not {self.expr(expr.operand)})"
@@ -492,6 +512,12 @@ class _Generator:
         if isinstance(expr, (ast.Name, ast.Call)):
             return self.call(expr)
         raise CodegenError(f"unknown expression {type(expr).__name__}")
+
+    def literal_weight(self, expr: ast.Expr) -> bool:
+        """A traced literal, or one after a unary minus (never for the normal code)."""
+        if isinstance(expr, ast.Unary) and expr.op == "-":
+            expr = expr.operand
+        return isinstance(expr, ast.NumLit) and id(expr) in self.literals
 
     def binary(self, expr: ast.Binary) -> str:
         op = expr.op

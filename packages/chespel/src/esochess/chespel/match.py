@@ -51,6 +51,8 @@ class EngineSpec:
     command: tuple[str, ...]
     options: tuple[tuple[str, str], ...] = ()
     name: str | None = None
+    payload: bytes | None = None
+    """A built engine carried to a cluster worker (cluster.py), run there with `--uci`."""
 
     @classmethod
     def parse(cls, text: str) -> EngineSpec:
@@ -87,6 +89,8 @@ class Settings:
     seed: int | None = None
     jobs: int = 1
     sprt: Sprt | None = None
+    scheduler: str | None = None
+    """A Dask scheduler's address: the game pairs are played on its workers (cluster.py)."""
 
 
 @dataclass
@@ -343,7 +347,7 @@ _REASONS = {
 
 
 
-class _Seats:
+class Seats:
     """Engine pairs, one per game being played: a pair serves one game at a time and is
     handed to the next game only when that game is over."""
 
@@ -387,41 +391,83 @@ class _Seats:
             player.close()
 
 
+def play_pair_on(seats: Seats, index: int, opening: str, settings: Settings,
+                 stop: threading.Event) -> list[GameRecord]:
+    """Pair `index` (games 2·index+1 and 2·index+2, colours reversed) from `opening`."""
+    start = opening_board(opening)
+    records = []
+    for number in (2 * index + 1, 2 * index + 2):
+        if number > settings.games or stop.is_set():
+            break
+        with seats.seat() as (one, two):
+            white, black = (one, two) if number % 2 else (two, one)
+            records.append(_play_game(white, black, number, start, settings))
+    return records
+
+
+def engine_timeout(settings: Settings) -> float | None:
+    """How long a move may take beyond its time before python-chess gives up on it."""
+    return None if settings.depth is not None or settings.tc else GRACE
+
+
+def shuffled_openings(settings: Settings) -> list[str]:
+    """The openings in the order pairs use them (pair i plays opening i modulo their number)."""
+    openings = list(settings.openings)
+    if settings.seed is not None:
+        random.Random(settings.seed).shuffle(openings)
+    return openings
+
+
+def pair_count(settings: Settings) -> int:
+    """How many colour-reversed pairs the match has (the last one may be a single game)."""
+    return (settings.games + 1) // 2
+
+
 def run_match(first: EngineSpec, second: EngineSpec, settings: Settings,
               emit: Callable[[str], None],
               on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
-    """Play the match, calling `emit` with each output line (docs/reference/chespel.md#match)
-    and `on_game` with each game, both in game-number order whatever `settings.jobs` is.
+    """Play the match on this machine, calling `emit` with each output line
+    (docs/reference/chespel.md#match) and `on_game` with each game, both in game-number
+    order whatever `settings.jobs` is.
 
     Games come in colour-reversed pairs on the same opening; with `jobs` > 1 that many pairs
     are played at once, each game on its own engine processes. An SPRT is checked after
     every game in number order, so a stopped match counts the same games as a serial one.
     """
-    openings = list(settings.openings)
-    if settings.seed is not None:
-        random.Random(settings.seed).shuffle(openings)
-    timeout = None if settings.depth is not None or settings.tc else GRACE
-    seats = _Seats(first, second, timeout)
+    return collect(_local_pairs(first, second, settings), settings, emit, on_game)
+
+
+def _local_pairs(first: EngineSpec, second: EngineSpec,
+                 settings: Settings) -> Iterator[list[GameRecord]]:
+    openings = shuffled_openings(settings)
+    seats = Seats(first, second, engine_timeout(settings))
     stop = threading.Event()
 
     def play_pair(index: int) -> list[GameRecord]:
-        start = opening_board(openings[index % len(openings)])
-        records = []
-        for number in (2 * index + 1, 2 * index + 2):
-            if number > settings.games or stop.is_set():
-                break
-            with seats.seat() as (one, two):
-                white, black = (one, two) if number % 2 else (two, one)
-                records.append(_play_game(white, black, number, start, settings))
-        return records
+        return play_pair_on(seats, index, openings[index % len(openings)], settings, stop)
 
-    result = MatchResult()
     pool = ThreadPoolExecutor(max_workers=settings.jobs, thread_name_prefix="chespel-game")
     try:
         futures: list[Future[list[GameRecord]]] = [
-            pool.submit(play_pair, index) for index in range((settings.games + 1) // 2)]
+            pool.submit(play_pair, index) for index in range(pair_count(settings))]
         for future in futures:
-            for record in future.result():
+            yield future.result()
+    finally:
+        # Games still being played (beyond an SPRT stop, or after an error or Ctrl-C) are
+        # abandoned: their engines are stopped first, so that no thread waits on them.
+        stop.set()
+        seats.close()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def collect(pairs: Iterator[list[GameRecord]], settings: Settings, emit: Callable[[str], None],
+            on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
+    """Count the games of `pairs` (in pair order), print each, stop at an SPRT decision
+    (closing `pairs`, which abandons the games still running) and print the summary."""
+    result = MatchResult()
+    try:
+        for records in pairs:
+            for record in records:
                 if result.accepted is not None:
                     break
                 result.add(record)
@@ -433,14 +479,11 @@ def run_match(first: EngineSpec, second: EngineSpec, settings: Settings,
                     result.llr = settings.sprt.llr(result.sprt_counts(settings.sprt))
                     result.accepted = settings.sprt.decision(result.llr)
             if result.accepted is not None:
-                stop.set()
                 break
     finally:
-        # Games still being played (beyond an SPRT stop, or after an error or Ctrl-C) are
-        # abandoned: their engines are stopped first, so that no thread waits on them.
-        stop.set()
-        seats.close()
-        pool.shutdown(wait=True, cancel_futures=True)
+        close = getattr(pairs, "close", None)
+        if close is not None:
+            close()
     first_game = result.games[0]
     for line in summary_lines((first_game.white, first_game.black), result, settings.sprt):
         emit(line)

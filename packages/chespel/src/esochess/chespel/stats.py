@@ -104,6 +104,8 @@ class Sprt:
         Trinomial: (losses, draws, wins) of games; pentanomial: pairs by the pair's points
         (0, 0.5, 1, 1.5, 2), both seen from the first engine.
         """
+        if not any(counts):
+            return 0.0  # no evidence yet (the pseudo-counts alone would look like Elo 0)
         bins = [count + PSEUDO_COUNT for count in counts]
         units = sum(bins)
         values = [i / (len(bins) - 1) for i in range(len(bins))]

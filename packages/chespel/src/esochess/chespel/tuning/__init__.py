@@ -1,0 +1,1 @@
+"""Texel tuning of a program's numbers from games (`chespel tune`)."""

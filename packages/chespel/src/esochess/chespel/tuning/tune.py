@@ -1,0 +1,249 @@
+"""`chespel tune`: Texel tuning of a program's numbers from games (docs/chespel.md#tuning).
+
+The pipeline flows one way: games → candidate positions (samples.py) → a random choice of
+them → quiet positions and their features, computed once per position by a traced
+evaluation (tracing.py), spread over worker processes → the fit (fit.py) → the source
+with the new numbers (weights.py), checked again before it is returned.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import sparse
+
+from esochess.chespel.checker import CheckResult
+from esochess.chespel.frontend import compile_source
+from esochess.chespel.runtime.evaluation import Program
+from esochess.chespel.runtime.values import ChespelRuntimeError
+from esochess.chespel.tuning.fit import Data, error, texel
+from esochess.chespel.tuning.samples import Candidate, GameCount, choose, quiet, read_candidates
+from esochess.chespel.tuning.tracing import Tracer, features, traced_program
+from esochess.chespel.tuning.weights import (
+    Weight,
+    clamp_weight,
+    find_weights,
+    rewrite,
+    weight_table,
+)
+from esochess.fen import files
+from esochess.fen.processes import die_with_parent
+
+CHUNK = 1000
+"""Positions per unit of work sent to a worker process."""
+
+
+class TuneError(Exception):
+    """A problem with the input that stops tuning (no usable position, unreadable games)."""
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """The options of `chespel tune`."""
+
+    games: tuple[str, ...]
+    positions: int | None = None
+    freeze: tuple[str, ...] = ()
+    jobs: int = 2
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """What tuning found: the new source, the table of numbers and the fit's summary."""
+
+    source: str
+    table: list[str]
+    k: float
+    ridge: float
+    error_before: float
+    error_after: float
+    positions: int
+    games: GameCount
+    tuned: int
+    frozen: int
+    untouched: int
+    dropped: int = 0
+    runtime_errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Chunk:
+    """Features of a run of positions, as sparse triplets (row within the chunk)."""
+
+    results: list[float] = field(default_factory=list)
+    games: list[int] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    rows: list[int] = field(default_factory=list)
+    columns: list[int] = field(default_factory=list)
+    coefficients: list[float] = field(default_factory=list)
+    entangled: set[int] = field(default_factory=set)
+    dropped: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class _Worker:
+    """The traced program one process computes features with."""
+
+    traced: Program
+
+    @classmethod
+    def setup(cls, path: str, text: str, parent: int | None = None) -> None:
+        if parent is not None:
+            die_with_parent(parent)
+        result = compile_source(path, text)
+        assert result.program is not None
+        weights, ids = find_weights(result.program)
+        cls.traced = traced_program(result, ids, [w.millis for w in weights])
+
+
+def _features(candidates: Sequence[Candidate]) -> _Chunk:
+    chunk = _Chunk()
+    Tracer.take()
+    for candidate in candidates:
+        try:
+            found = quiet(candidate)
+            if found is None:
+                chunk.dropped += 1
+                continue
+            score, grad = features(_Worker.traced, *found)
+        except ChespelRuntimeError as exc:
+            chunk.dropped += 1
+            if len(chunk.errors) < 5:
+                chunk.errors.append(f"{candidate.fen}: {exc.message} "
+                                    f"(line {exc.line}, column {exc.column})")
+            continue
+        row = len(chunk.results)
+        chunk.results.append(candidate.result)
+        chunk.games.append(candidate.game)
+        chunk.scores.append(score)
+        for column, coefficient in grad.items():
+            if coefficient:
+                chunk.rows.append(row)
+                chunk.columns.append(column)
+                chunk.coefficients.append(coefficient)
+    chunk.entangled = Tracer.take()
+    return chunk
+
+
+def _chunks(candidates: Sequence[Candidate]) -> Iterator[Sequence[Candidate]]:
+    for start in range(0, len(candidates), CHUNK):
+        yield candidates[start:start + CHUNK]
+
+
+def _all_features(path: str, text: str, candidates: Sequence[Candidate], jobs: int,
+                  progress: Callable[[str], None]) -> Iterator[_Chunk]:
+    total = len(candidates)
+    done = 0
+    step = max(total // 10, 1)
+    shown = 0
+    if jobs <= 1 or total <= CHUNK:
+        _Worker.setup(path, text)
+        results: Iterator[_Chunk] = map(_features, _chunks(candidates))
+        executor = None
+    else:
+        context = multiprocessing.get_context(
+            "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                       initializer=_Worker.setup,
+                                       initargs=(path, text, os.getpid()))
+        results = executor.map(_features, _chunks(candidates))
+    finished = False
+    try:
+        for chunk in results:
+            done += len(chunk.results) + chunk.dropped
+            if done - shown >= step or done == total:
+                shown = done
+                progress(f"features: {done}/{total} positions")
+            yield chunk
+        finished = True
+    finally:
+        if executor is not None:
+            if not finished:
+                for process in list(getattr(executor, "_processes", {}).values()):
+                    process.terminate()
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _candidates(paths: Sequence[str], count: GameCount) -> list[Candidate]:
+    found: list[Candidate] = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                found.extend(read_candidates(handle, path, count))
+        except OSError as exc:
+            raise TuneError(f"cannot read {path}: {files.read_reason(exc)}") from None
+    return found
+
+
+def tune(path: str, text: str, result: CheckResult, settings: TuneSettings,
+         progress: Callable[[str], None]) -> TuneResult:
+    """Tune the program `result` (read from `path`, source `text`) on the settings' games."""
+    assert result.program is not None
+    weights, _ = find_weights(result.program)
+    count = GameCount()
+    candidates = _candidates(settings.games, count)
+    chosen = choose(candidates, settings.positions, settings.seed)
+    progress(f"{len(candidates)} candidate positions in {count.used} games; "
+             f"using {len(chosen)}")
+    if not chosen:
+        raise TuneError("the games hold no position to tune on (finished games needed)")
+    chunks = list(_all_features(path, text, chosen, settings.jobs, progress))
+    frozen = {w.index for w in weights if w.rule in settings.freeze}
+    entangled = set().union(*(chunk.entangled for chunk in chunks))
+    data, tuned = _data(chunks, weights, frozen | entangled)
+    if not len(data.y):
+        raise TuneError("no position was left after the capture search")
+    start = np.array([weights[i].millis / 1000 for i in tuned], dtype=np.float64)
+    fit = texel(data, start)
+    values = {index: clamp_weight(value * 1000) for index, value in zip(tuned, fit.weights, strict=True)}
+    rounded = np.array([values[i] / 1000 for i in tuned], dtype=np.float64)
+    new_source = rewrite(text, weights, values)
+    check = compile_source(path, new_source)
+    if not check.ok:
+        raise TuneError("the rewritten program does not check: " + str(check.errors[0]))
+    return TuneResult(
+        source=new_source,
+        table=weight_table(weights, values, frozen),
+        k=fit.k, ridge=fit.ridge, error_before=fit.error_before, error_after=error(data, fit.k, rounded),
+        positions=len(data.y), games=count, tuned=len(tuned), frozen=len(frozen),
+        untouched=len(weights) - len(tuned) - len(frozen),
+        dropped=sum(chunk.dropped for chunk in chunks),
+        runtime_errors=[e for chunk in chunks for e in chunk.errors][:5])
+
+
+def _data(chunks: Sequence[_Chunk], weights: Sequence[Weight],
+          excluded: set[int]) -> tuple[Data, list[int]]:
+    """The fit's data: columns are the weights some position depends on, minus `excluded`
+    (whose contribution joins the constant part)."""
+    rows: list[int] = []
+    columns: list[int] = []
+    coefficients: list[float] = []
+    results: list[float] = []
+    games: list[int] = []
+    scores: list[int] = []
+    for chunk in chunks:
+        offset = len(results)
+        rows.extend(row + offset for row in chunk.rows)
+        columns.extend(chunk.columns)
+        coefficients.extend(chunk.coefficients)
+        results.extend(chunk.results)
+        games.extend(chunk.games)
+        scores.extend(chunk.scores)
+    used = sorted(set(columns) - excluded)
+    position = {index: i for i, index in enumerate(used)}
+    keep = [i for i, column in enumerate(columns) if column in position]
+    matrix = sparse.csr_matrix(
+        (np.array([coefficients[i] for i in keep], dtype=np.float64),
+         (np.array([rows[i] for i in keep], dtype=np.int64),
+          np.array([position[columns[i]] for i in keep], dtype=np.int64))),
+        shape=(len(results), len(used)))
+    start = np.array([weights[i].millis / 1000 for i in used], dtype=np.float64)
+    c = np.array(scores, dtype=np.float64) / 1000 - matrix @ start
+    return Data(np.array(results, dtype=np.float64), c, matrix,
+                np.array(games, dtype=np.int64)), used

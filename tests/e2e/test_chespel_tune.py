@@ -1,0 +1,91 @@
+"""`chespel tune` end to end, on a shipped PGN file: the table, the tuned file, --freeze."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pgn_data import LICHESS
+
+ROOT = Path(__file__).resolve().parents[2]
+POSITIONAL = ROOT / "examples" / "chespel" / "positional.chp"
+
+
+def chespel(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "esochess.chespel", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    out = tmp_path_factory.mktemp("tune") / "tuned.chp"
+    done = chespel("tune", str(POSITIONAL), "--games", str(LICHESS), "--positions", "1500",
+                   "--freeze", "pawnSquares", "--jobs", "2", "-o", str(out))
+    return done, out
+
+
+def test_tune_prints_the_table_and_the_errors(tuned: tuple[subprocess.CompletedProcess[str], Path],
+                                              ) -> None:
+    done, out = tuned
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["rule", "at", "old", "new"]
+    rows = [line.split() for line in lines[1:-3]]
+    assert rows and all(row[3] == "->" for row in rows)
+    assert {row[0] for row in rows} >= {"knightSquares", "kingSafety", "pawnSquares"}
+    summary, fit, wrote = lines[-3:]
+    assert "quiet positions from 1089 games" in summary
+    assert "67 frozen" in summary  # 64 table entries and the 3 numbers of the index
+    before, after = (float(x) for x in fit.split("error ")[1].split(" -> "))
+    assert after < before
+    assert wrote == f"wrote {out}"
+    assert "candidate positions in 1089 games; using 1500" in done.stderr
+
+
+def test_tuned_file_keeps_the_layout_and_the_frozen_rule(
+        tuned: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    _, out = tuned
+    old = POSITIONAL.read_text().splitlines()
+    new = out.read_text().splitlines()
+    assert len(new) == len(old)
+    changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    assert changed
+    for i in changed:  # only numbers differ
+        assert [w for w in old[i].split() if not any(c.isdigit() for c in w)] == \
+            [w for w in new[i].split() if not any(c.isdigit() for c in w)]
+        assert not old[i].lstrip().startswith("//")
+    start = old.index("sym rule pawnSquares:")
+    end = old.index("sym rule knightSquares:")
+    assert new[start:end] == old[start:end]
+    frozen_rows = [line for line in tuned[0].stdout.splitlines() if line.endswith("frozen")]
+    assert len(frozen_rows) == 67 and all(r.startswith("pawnSquares") for r in frozen_rows)
+
+
+def test_tuned_file_checks_and_builds(tuned: tuple[subprocess.CompletedProcess[str], Path],
+                                      tmp_path: Path) -> None:
+    _, out = tuned
+    assert chespel("check", str(out)).returncode == 0
+    engine = tmp_path / "tuned"
+    done = chespel("build", str(out), "-o", str(engine))
+    assert done.returncode == 0, done.stderr
+    played = subprocess.run([str(engine)], input="startpos\n", capture_output=True, text=True,
+                            timeout=120)
+    assert played.returncode == 0 and "move:" in played.stdout
+
+
+def test_freeze_names_an_unknown_rule() -> None:
+    done = chespel("tune", str(POSITIONAL), "--games", str(LICHESS), "--freeze", "pawnSquare")
+    assert done.returncode == 2
+    assert "has no rule 'pawnSquare'; did you mean 'pawnSquares'" in done.stderr
+
+
+def test_games_without_a_finished_game_are_an_error(tmp_path: Path) -> None:
+    games = tmp_path / "g.pgn"
+    games.write_text('[Event "x"]\n[Result "*"]\n\n1. e4 e5 *\n')
+    done = chespel("tune", str(POSITIONAL), "--games", str(games), "-o", str(tmp_path / "o.chp"))
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "chespel: error: the games hold no position to tune on (finished games needed)")
+    assert not (tmp_path / "o.chp").exists()
