@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from esochess.chespel.build import SHEBANG, archive_bytes
-from esochess.chespel.cluster import ClusterError, connect, run_cluster_match, shipped
+from esochess.chespel.cluster import ClusterError, connect, run_cluster_match
 from esochess.chespel.codegen import generate_checked
 from esochess.chespel.frontend import compile_source
 from esochess.chespel.match import EngineSpec, MatchResult, Settings, run_match
@@ -31,7 +31,7 @@ def address() -> Iterator[str]:
 
 def built(path: str) -> EngineSpec:
     source = generate_checked(compile_source(path, Path(path).read_text()))
-    return shipped(EngineSpec.parse(path), SHEBANG + archive_bytes(source))
+    return EngineSpec.parse(path).built(SHEBANG + archive_bytes(source))
 
 
 def games_of(result: MatchResult) -> list[tuple[int, str, str, str, list[str]]]:

@@ -24,24 +24,28 @@ Annotations are keyed by node identity; the result keeps the program alive.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import TypeVar
-
-import chess
 
 from esochess.chespel import ast
+from esochess.chespel.check_modules import PARAMETERS, ModuleChecks, truncation_warning
+from esochess.chespel.check_result import (
+    MAX_BLOCKS,
+    MAX_DEPTH,
+    MAX_LOOP_VARIABLES,
+    MAX_LOOP_VARIABLES_IN_SCOPE,
+    CallInfo,
+    CheckResult,
+)
 from esochess.chespel.classes import (
     EMPTY_LIST,
-    EQUATABLE,
     LISTABLE,
-    ORDERABLE,
     Base,
     Class,
     ListOf,
-    common_list,
+    binary_class,
+    fits,
     is_numeric,
-    lists_compatible,
 )
 from esochess.chespel.layout import RESERVED
 from esochess.chespel.library import (
@@ -57,128 +61,10 @@ from esochess.chespel.library import (
     resolve_method,
 )
 from esochess.chespel.runtime.values import (
-    TYPE_VALUES,
-    clamp,
     format_num,
-    num_div,
-    num_mul,
 )
-from esochess.fen import SourceError
-from esochess.fen.fen import parse_fen
+from esochess.chespel.static import const_value, expression_depth
 from esochess.fen.suggest import with_suggestion
-
-MAX_ERRORS = 50
-# An implementation limit (not in the spec): deeper expressions are refused with an error
-# rather than risking the recursion limits of this checker and of the generated Python.
-MAX_DEPTH = 200
-# Likewise for blocks (a rule body is level 1); Python itself stops at 100 indentations.
-MAX_BLOCKS = 32
-# The generated code spends one indentation level per loop variable (chespel-back).
-MAX_LOOP_VARIABLES = 32
-MAX_LOOP_VARIABLES_IN_SCOPE = 64
-
-
-@dataclass(frozen=True)
-class CallInfo:
-    """What an `ast.Name` or `ast.Call` resolved to (see the module docstring).
-
-    * kind "variable": `variable` is the name.
-    * kind "global": a true global function `entry` applied to `args`.
-    * kind "method": `entry` (a method of `entry.receiver`, or a List method) applied to
-      the receiver and `args`. The receiver is `receiver` (an expression) or, when
-      `implicit` is set, the loop variable of that name. With `lifted`, the receiver is a
-      list: `path` then `entry` are applied to each element and the results collected
-      (concatenated when `flatten`). Without `lifted`, `path` is applied to the receiver
-      itself first (`p.value` = `Type.value(Piece.type(p))`). `element` is the element
-      class of a list receiver (None for `[]` or non-list receivers).
-    """
-
-    kind: str
-    entry: Entry | None = None
-    receiver: ast.Expr | None = None
-    implicit: str | None = None
-    args: tuple[ast.Expr, ...] = ()
-    path: tuple[Entry, ...] = ()
-    lifted: bool = False
-    flatten: bool = False
-    element: Base | None = None
-    variable: str | None = None
-
-
-@dataclass(frozen=True)
-class Opening:
-    """One opening rule with the keys (docs/reference/chespel.md#opening) of its origin and
-    destination positions."""
-
-    line: int
-    origin: str
-    destination: str
-    origin_key: str
-    destination_key: str
-    reachable: bool
-
-
-SEARCH_DEFAULTS: dict[str, int | bool] = {
-    "maxTime": 4000,
-    "maxDepth": 64,
-    "hashSize": 64,
-    "quiescence": True,
-}
-ENDGAME_DEFAULTS: dict[str, int | bool] = {"threshold": 20000, "replace": False}
-
-# name -> (kind, low, high, description for E19); Num bounds are exact fractions.
-_PARAMETERS: dict[str, dict[str, tuple[str, Fraction, Fraction, str]]] = {
-    "search": {
-        "maxTime": ("num", Fraction(1, 100), Fraction(3600), "a number between 0.01 and 3600"),
-        "maxDepth": ("int", Fraction(1), Fraction(64), "an integer between 1 and 64"),
-        "hashSize": ("int", Fraction(1), Fraction(4096), "an integer between 1 and 4096"),
-        "quiescence": ("bool", Fraction(0), Fraction(0), "true or false"),
-    },
-    "endgame": {
-        "threshold": ("num", Fraction(0), Fraction(10000), "a number between 0 and 10000"),
-        "replace": ("bool", Fraction(0), Fraction(0), "true or false"),
-    },
-}
-
-
-@dataclass
-class CheckResult:
-    """The checked program, its diagnostics and the annotations for the back end."""
-
-    path: str
-    program: ast.Program | None
-    diagnostics: list[SourceError] = field(default_factory=list)
-    classes: dict[int, Class] = field(default_factory=dict)
-    calls: dict[int, CallInfo] = field(default_factory=dict)
-    search: dict[str, int | bool] = field(default_factory=lambda: dict(SEARCH_DEFAULTS))
-    endgame: dict[str, int | bool] = field(default_factory=lambda: dict(ENDGAME_DEFAULTS))
-    openings: tuple[Opening, ...] = ()
-
-    @property
-    def errors(self) -> list[SourceError]:
-        """The error diagnostics (the program may run only when this is empty)."""
-        return [d for d in self.diagnostics if d.is_error]
-
-    @property
-    def warnings(self) -> list[SourceError]:
-        """The warnings."""
-        return [d for d in self.diagnostics if not d.is_error]
-
-    @property
-    def ok(self) -> bool:
-        """True when the program parsed and has no error."""
-        return self.program is not None and not self.errors
-
-    def class_of(self, expr: ast.Expr) -> Class | None:
-        """The static class of `expr`, or None if it contains an error."""
-        return self.classes.get(id(expr))
-
-    def call_of(self, node: ast.Expr) -> CallInfo | None:
-        """The resolution of a `Name` or `Call` node, or None if it did not resolve."""
-        return self.calls.get(id(node))
-
-
-_Item = TypeVar("_Item", ast.Module, ast.Rule, ast.Parameter, ast.OpeningRule)
 
 
 @dataclass
@@ -187,68 +73,6 @@ class _Var:
     pos: ast.Pos
     cls: Class | None
     used: bool = False
-
-
-def const_value(expr: ast.Expr) -> int | None:
-    """The value in milli-units of a constant Num expression (docs/reference/chespel.md#num), else
-    None."""
-    if isinstance(expr, ast.NumLit):
-        return expr.millis
-    if isinstance(expr, (ast.RowLit, ast.ColLit)):
-        return expr.number * 1000
-    if isinstance(expr, ast.TypeLit):
-        return TYPE_VALUES[expr.piece_type]
-    if isinstance(expr, ast.Unary) and expr.op in ("-", "abs"):
-        v = const_value(expr.operand)
-        if v is None:
-            return None
-        return clamp(-v if expr.op == "-" else abs(v))
-    if isinstance(expr, ast.Binary) and expr.op in ("+", "-", "*", "/"):
-        a, b = const_value(expr.left), const_value(expr.right)
-        if a is None or b is None:
-            return None
-        if expr.op == "+":
-            return clamp(a + b)
-        if expr.op == "-":
-            return clamp(a - b)
-        if expr.op == "*":
-            return num_mul(a, b)
-        if b == 0:
-            return None
-        return num_div(a, b, expr.pos.line, expr.pos.column)
-    return None
-
-
-def truncation_warning(spelling: str, millis: int) -> str:
-    """W1's text for a number literal with more than 3 decimals
-    (docs/reference/chespel.md#literals)."""
-    return f"number {spelling} has more than 3 decimals; truncated to {format_num(millis)}"
-
-
-def expression_depth(expr: ast.Expr) -> int:
-    """Nesting depth of an expression tree (a literal is 1), computed without recursion."""
-    deepest = 0
-    stack = [(expr, 1)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if isinstance(node, ast.Unary):
-            stack.append((node.operand, depth + 1))
-        elif isinstance(node, ast.Binary):
-            stack.extend(((node.left, depth + 1), (node.right, depth + 1)))
-        elif isinstance(node, ast.Call):
-            stack.extend((arg, depth + 1) for arg in node.args)
-            if node.receiver is not None:
-                stack.append((node.receiver, depth + 1))
-        elif isinstance(node, ast.ListLit):
-            stack.extend((item, depth + 1) for item in node.elements)
-    return deepest
-
-
-def position_key(board: chess.Board) -> str:
-    """The docs/reference/chespel.md#opening key: placement, side, clean castling rights, en passant
-    only if legal."""
-    return " ".join(board.fen(en_passant="legal").split()[:4])
 
 
 def _has_score(stmts: tuple[ast.Stmt, ...]) -> bool:
@@ -260,41 +84,12 @@ def _has_score(stmts: tuple[ast.Stmt, ...]) -> bool:
     return False
 
 
-class _Checker:
+class _Checker(ModuleChecks):
     def __init__(self, program: ast.Program, path: str) -> None:
-        self.program = program
-        self.path = path
-        self.result = CheckResult(path, program)
+        super().__init__(program, path)
         self.scopes: list[dict[str, _Var]] = []
         self.implicit: _Var | None = None
         self.loop_variables = 0  # loop variables in scope
-
-    # ---- diagnostics
-    def error(self, pos: ast.Pos, message: str) -> None:
-        """Record an error at `pos`."""
-        self.result.diagnostics.append(SourceError(self.path, pos.line, pos.column, message))
-
-    def warning(self, pos: ast.Pos, message: str) -> None:
-        """Record a warning at `pos`."""
-        self.result.diagnostics.append(
-            SourceError(self.path, pos.line, pos.column, message, severity="warning")
-        )
-
-    def once(
-        self,
-        seen: dict[str, _Item],
-        key: str,
-        item: _Item,
-        message: str,
-        pos: ast.Pos | None = None,
-    ) -> bool:
-        """Record `item` under `key`; if already there, report `message (first at line N)`."""
-        earlier = seen.get(key)
-        if earlier is None:
-            seen[key] = item
-            return True
-        self.error(pos or item.pos, f"{message} (first at line {earlier.pos.line})")
-        return False
 
     # ---- program level
     def run(self) -> CheckResult:
@@ -304,7 +99,7 @@ class _Checker:
         for module in self.program.modules:
             first = seen.get(module.kind)
             self.once(seen, module.kind, module, f"module '{module.kind}' is defined twice")
-            if module.kind in _PARAMETERS:
+            if module.kind in PARAMETERS:
                 self.parameters(module, first is None)
             if module.kind == "opening":
                 self.openings(module, first is None)
@@ -317,101 +112,6 @@ class _Checker:
         if "evaluation" not in seen:
             self.error(ast.Pos(1, 1), "missing mandatory module 'evaluation'")
         return self.result
-
-    def parameters(self, module: ast.Module, primary: bool) -> None:
-        """E17-E20 for the parameters of a search or endgame module; keep the values."""
-        table = _PARAMETERS[module.kind]
-        values = self.result.search if module.kind == "search" else self.result.endgame
-        seen: dict[str, ast.Parameter] = {}
-        first_rule = module.rules[0].pos if module.rules else None
-        for param in module.parameters:
-            if first_rule is not None and param.pos > first_rule:
-                self.error(param.pos, "parameters must come before the first rule")
-            spec = table.get(param.name)
-            if spec is None:
-                self.error(param.pos, f"unknown parameter '{param.name}' for module {module.kind}")
-                continue
-            if not self.once(seen, param.name, param, f"parameter '{param.name}' is set twice"):
-                continue
-            value = self.parameter_value(param, spec)
-            if value is not None and primary:
-                values[param.name] = value
-
-    def parameter_value(
-        self, param: ast.Parameter, spec: tuple[str, Fraction, Fraction, str]
-    ) -> int | bool | None:
-        """The typed value of one parameter, or None after reporting E19."""
-        kind, low, high, description = spec
-        text = param.value
-        problem = f"parameter '{param.name}' must be {description}"
-        if kind == "bool":
-            if text in ("true", "false"):
-                return text == "true"
-            self.error(param.value_pos, problem)
-            return None
-        if text in ("true", "false", "-true", "-false"):
-            self.error(param.value_pos, problem)
-            return None
-        digits = text.lstrip("-")
-        decimals = digits.partition(".")[2]
-        # Literals keep at most 3 decimals (docs/reference/chespel.md#literals), here as everywhere
-        # else.
-        number = Fraction(text)
-        if len(decimals) > 3:
-            millis = int(number * 1000)  # int() truncates toward zero
-            number = Fraction(millis, 1000)
-            self.warning(param.value_pos, truncation_warning(digits, millis))
-        if not low <= number <= high or (kind == "int" and number.denominator != 1):
-            self.error(param.value_pos, problem)
-            return None
-        if kind == "int":
-            return int(number)
-        return int(number * 1000)
-
-    def openings(self, module: ast.Module, primary: bool) -> None:
-        """E21, E22 and W4 for the opening rules; keep their keys."""
-        seen: dict[str, ast.OpeningRule] = {}
-        found: list[Opening] = []
-        for rule in module.openings:
-            origin = self.fen(rule.origin, rule.pos)
-            destination = self.fen(rule.destination, rule.destination_pos)
-            if origin is None:
-                continue
-            key = position_key(origin)
-            if not self.once(seen, key, rule, "duplicate opening rule for this position"):
-                continue
-            if destination is None:
-                continue
-            target = position_key(destination)
-            reachable = False
-            for move in origin.legal_moves:
-                origin.push(move)
-                hit = position_key(origin) == target
-                origin.pop()
-                if hit:
-                    reachable = True
-                    break
-            if not reachable:
-                self.warning(
-                    rule.destination_pos,
-                    "opening rule: the destination is not reachable from the origin "
-                    "by one legal move",
-                )
-            found.append(
-                Opening(rule.pos.line, rule.origin, rule.destination, key, target, reachable)
-            )
-        if primary:
-            self.result.openings = tuple(found)
-
-    def fen(self, text: str, pos: ast.Pos) -> chess.Board | None:
-        """Parse an opening FEN, or report E21 and return None."""
-        try:
-            return parse_fen(text, path=self.path, drop_impossible_castling=True)
-        except SourceError as exc:
-            self.error(pos, f"invalid FEN: {exc.message}")
-        except ValueError as exc:
-            self.error(pos, f"invalid FEN: {exc}")
-        return None
 
     # ---- rules and statements
     def rule(self, rule: ast.Rule) -> None:
@@ -801,7 +501,7 @@ class _Checker:
             element = element_cls
         for index, arg in enumerate(args):
             expected = entry.param_class(index, element)
-            if expected is None or _fits(expected, arg):
+            if expected is None or fits(expected, arg):
                 continue
             if name is not None:
                 self.error(
@@ -854,7 +554,7 @@ class _Checker:
         right = self.expr(node.right)
         if left is None or right is None:
             return None
-        result = _binary_class(node.op, left, right)
+        result = binary_class(node.op, left, right)
         if result is None:
             self.error(node.pos, f"operator '{node.op}' cannot be applied to {left} and {right}")
             return None
@@ -874,58 +574,6 @@ _LITERAL_CLASS: dict[type, Class] = {
     ast.PlayerLit: Base.PLAYER,
     ast.ColorLit: Base.COLOR,
 }
-
-
-def _fits(expected: Class, actual: Class) -> bool:
-    """Argument passing: Num parameters take Num* (docs/reference/chespel.md#numeric-value); list
-    parameters take `[]`."""
-    if expected == actual:
-        return True
-    if expected is Base.NUM and is_numeric(actual):
-        return True
-    if isinstance(expected, ListOf) and isinstance(actual, ListOf):
-        return lists_compatible(expected, actual)
-    return False
-
-
-_ARITH = frozenset({"+", "-", "*", "/"})
-_ORDER = frozenset({"<", ">", "<=", ">="})
-_RELATIVE = frozenset({"*<", "*>", "*<=", "*>="})
-
-
-def _binary_class(op: str, left: Class, right: Class) -> Class | None:
-    """The class of `left op right` (docs/reference/chespel.md#operators), or None when the operator
-    does not apply."""
-    if op in _ARITH:
-        return Base.NUM if is_numeric(left) and is_numeric(right) else None
-    if op in _ORDER:
-        same = left == right and isinstance(left, Base) and left in ORDERABLE
-        mixed = (left is Base.NUM and is_numeric(right)) or (right is Base.NUM and is_numeric(left))
-        return Base.BOOL if same or mixed else None
-    if op in _RELATIVE:
-        return Base.BOOL if left is Base.ROW and right is Base.ROW else None
-    if op in ("==", "!="):
-        if isinstance(left, ListOf) and isinstance(right, ListOf):
-            return Base.BOOL if lists_compatible(left, right) else None
-        if isinstance(left, Base) and isinstance(right, Base):
-            if left == right and left in EQUATABLE:
-                return Base.BOOL
-            if (left is Base.NUM and is_numeric(right)) or (right is Base.NUM and is_numeric(left)):
-                return Base.BOOL
-        return None
-    if op == "in":
-        if isinstance(left, Base) and left in LISTABLE and isinstance(right, ListOf):
-            return Base.BOOL if right.element in (None, left) else None
-        return None
-    if op in ("and", "or"):
-        return Base.BOOL if left is Base.BOOL and right is Base.BOOL else None
-    # '++' (docs/reference/chespel.md#string-forms)
-    if isinstance(left, ListOf) and isinstance(right, ListOf):
-        return common_list(left, right) if lists_compatible(left, right) else None
-    if isinstance(left, ListOf) or isinstance(right, ListOf):
-        other = right if isinstance(left, ListOf) else left
-        return Base.STRING if other is Base.STRING else None
-    return Base.STRING
 
 
 def check(program: ast.Program, path: str) -> CheckResult:

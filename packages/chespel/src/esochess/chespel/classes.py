@@ -91,3 +91,54 @@ def common_list(a: ListOf, b: ListOf) -> ListOf:
     """The class of `a ++ b` for compatible lists: the non-empty one wins."""
     return a if a.element is not None else b
 
+
+def fits(expected: Class, actual: Class) -> bool:
+    """Argument passing: Num parameters take Num* (docs/reference/chespel.md#numeric-value); list
+    parameters take `[]`."""
+    if expected == actual:
+        return True
+    if expected is Base.NUM and is_numeric(actual):
+        return True
+    if isinstance(expected, ListOf) and isinstance(actual, ListOf):
+        return lists_compatible(expected, actual)
+    return False
+
+
+_ARITH = frozenset({"+", "-", "*", "/"})
+_ORDER = frozenset({"<", ">", "<=", ">="})
+_RELATIVE = frozenset({"*<", "*>", "*<=", "*>="})
+
+
+def binary_class(op: str, left: Class, right: Class) -> Class | None:
+    """The class of `left op right` (docs/reference/chespel.md#operators), or None when the operator
+    does not apply."""
+    if op in _ARITH:
+        return Base.NUM if is_numeric(left) and is_numeric(right) else None
+    if op in _ORDER:
+        same = left == right and isinstance(left, Base) and left in ORDERABLE
+        mixed = (left is Base.NUM and is_numeric(right)) or (right is Base.NUM and is_numeric(left))
+        return Base.BOOL if same or mixed else None
+    if op in _RELATIVE:
+        return Base.BOOL if left is Base.ROW and right is Base.ROW else None
+    if op in ("==", "!="):
+        if isinstance(left, ListOf) and isinstance(right, ListOf):
+            return Base.BOOL if lists_compatible(left, right) else None
+        if isinstance(left, Base) and isinstance(right, Base):
+            if left == right and left in EQUATABLE:
+                return Base.BOOL
+            if (left is Base.NUM and is_numeric(right)) or (right is Base.NUM and is_numeric(left)):
+                return Base.BOOL
+        return None
+    if op == "in":
+        if isinstance(left, Base) and left in LISTABLE and isinstance(right, ListOf):
+            return Base.BOOL if right.element in (None, left) else None
+        return None
+    if op in ("and", "or"):
+        return Base.BOOL if left is Base.BOOL and right is Base.BOOL else None
+    # '++' (docs/reference/chespel.md#string-forms)
+    if isinstance(left, ListOf) and isinstance(right, ListOf):
+        return common_list(left, right) if lists_compatible(left, right) else None
+    if isinstance(left, ListOf) or isinstance(right, ListOf):
+        other = right if isinstance(left, ListOf) else left
+        return Base.STRING if other is Base.STRING else None
+    return Base.STRING

@@ -23,7 +23,7 @@ from esochess.chespel.build import (
     read_book,
     write_executable,
 )
-from esochess.chespel.cluster import ClusterError, run_cluster_match, shipped
+from esochess.chespel.cluster import ClusterError, run_cluster_match
 from esochess.chespel.codegen import CodegenError, generate_checked, load
 from esochess.chespel.cost import SAMPLE, cost_report, rule_costs
 from esochess.chespel.frontend import CheckResult, compile_source, format_report
@@ -230,10 +230,10 @@ def match(first: str, second: str, games: int, movetime: float, tc: str | None,
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     try:
-        engines = [EngineSpec.parse(engine) for engine in (first, second)]
-        if scheduler is not None:
-            engines = [shipped(spec, SHEBANG + archive_bytes(sources[name])) if name in sources
-                       else spec for spec, name in zip(engines, (first, second), strict=True)]
+        # A .chp engine is built once here and run from its built file, locally or on the
+        # cluster's workers.
+        engines = [EngineSpec.parse(name).built(SHEBANG + archive_bytes(sources[name]))
+                   if name in sources else EngineSpec.parse(name) for name in (first, second)]
         settings = Settings(
             games=games, movetime=movetime, tc=parse_tc(tc) if tc else None, depth=depth,
             max_plies=max_plies, seed=seed, jobs=jobs, sprt=sprt, scheduler=scheduler,

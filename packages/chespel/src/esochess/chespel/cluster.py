@@ -12,10 +12,7 @@ engine must exist on every worker. Results are read in pair order and counted by
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import os
-import sys
 import tempfile
 import threading
 import uuid
@@ -66,26 +63,11 @@ def connect(address: str) -> Client:
     return client
 
 
-def shipped(spec: EngineSpec, executable: bytes) -> EngineSpec:
-    """`spec` for a built engine that travels as `executable` (the bytes of the file)."""
-    return replace(spec, command=("(built engine)",), payload=executable)
-
-
-def _materialised(spec: EngineSpec, folder: str) -> EngineSpec:
-    if spec.payload is None:
-        return spec
-    path = os.path.join(folder, hashlib.sha256(spec.payload).hexdigest()[:16] + ".pyz")
-    if not os.path.exists(path):
-        with open(path, "wb") as handle:
-            handle.write(spec.payload)
-    return replace(spec, command=(sys.executable, path, "--uci"), payload=None)
-
-
 def play_remote_pair(first: EngineSpec, second: EngineSpec, settings: Settings, index: int,
                      opening: str) -> list[GameRecord]:
     """The task run on a worker: one pair, on engines started (and stopped) for it."""
     with tempfile.TemporaryDirectory(prefix="chespel-match-") as folder:
-        seats = Seats(_materialised(first, folder), _materialised(second, folder),
+        seats = Seats(first.materialised(folder), second.materialised(folder),
                       engine_timeout(settings))
         try:
             return play_pair_on(seats, index, opening, settings, threading.Event())

@@ -8,7 +8,7 @@ This is the entry point for every command that reads a program (`check`, `build`
         print(format_report(result), file=sys.stderr)
     ...                          # result.program, result.class_of(e), result.call_of(e)
 
-`CheckResult` (defined in checker.py) holds the AST, the sorted diagnostics (lexical,
+`CheckResult` (defined in check_result.py) holds the AST, the sorted diagnostics (lexical,
 layout and syntax errors end the analysis and are the only error then,
 docs/reference/chespel.md#diagnostics; otherwise up to 50 errors), the static class of every
 expression, the resolution of every call, the module parameters and the opening rules.
@@ -23,15 +23,9 @@ import sys
 import lark.exceptions
 
 from esochess.chespel import ast
-from esochess.chespel.checker import (
-    MAX_DEPTH,
-    MAX_ERRORS,
-    CallInfo,
-    CheckResult,
-    Opening,
-    check,
-    truncation_warning,
-)
+from esochess.chespel.check_modules import truncation_warning
+from esochess.chespel.check_result import MAX_DEPTH, MAX_ERRORS, CallInfo, CheckResult, Opening
+from esochess.chespel.checker import check
 from esochess.chespel.layout import LayoutError
 from esochess.chespel.parser import number_literal, parse, prepare_source, raw_tokens
 from esochess.fen import SourceError, format_diagnostic, sort_diagnostics

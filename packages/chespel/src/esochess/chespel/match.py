@@ -7,16 +7,19 @@ process (`python -m esochess.chespel uci FILE`), exactly as a built engine would
 
 from __future__ import annotations
 
+import hashlib
 import io
+import os
 import random
 import shlex
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from queue import SimpleQueue
 
@@ -52,7 +55,22 @@ class EngineSpec:
     options: tuple[tuple[str, str], ...] = ()
     name: str | None = None
     payload: bytes | None = None
-    """A built engine carried to a cluster worker (cluster.py), run there with `--uci`."""
+    """A built engine (the bytes of `chespel build`): written to a temporary folder for the
+    match and run as `python ENGINE --uci` — on this machine, or on a cluster's worker."""
+
+    def materialised(self, folder: str) -> EngineSpec:
+        """This engine with its payload written into `folder` (the same spec without one)."""
+        if self.payload is None:
+            return self
+        path = os.path.join(folder, hashlib.sha256(self.payload).hexdigest()[:16] + ".pyz")
+        if not os.path.exists(path):
+            with open(path, "wb") as handle:
+                handle.write(self.payload)
+        return replace(self, command=(sys.executable, path, "--uci"), payload=None)
+
+    def built(self, executable: bytes) -> EngineSpec:
+        """This engine, run from `executable` (its built file) instead of its source."""
+        return replace(self, command=("(built engine)",), payload=executable)
 
     @classmethod
     def parse(cls, text: str) -> EngineSpec:
@@ -434,7 +452,10 @@ def run_match(first: EngineSpec, second: EngineSpec, settings: Settings,
     are played at once, each game on its own engine processes. An SPRT is checked after
     every game in number order, so a stopped match counts the same games as a serial one.
     """
-    return collect(_local_pairs(first, second, settings), settings, emit, on_game)
+    # A .chp engine runs from its built file: it starts without compiling the program.
+    with tempfile.TemporaryDirectory(prefix="chespel-match-") as folder:
+        return collect(_local_pairs(first.materialised(folder), second.materialised(folder),
+                                    settings), settings, emit, on_game)
 
 
 def _local_pairs(first: EngineSpec, second: EngineSpec,

@@ -17,7 +17,7 @@ from typing import Any
 
 import chess
 
-from esochess.chespel.runtime.library import Context
+from esochess.chespel.runtime.context import Context
 from esochess.chespel.runtime.values import ChespelRuntimeError, clamp, format_signed
 
 Item = tuple[str, str, int, str]

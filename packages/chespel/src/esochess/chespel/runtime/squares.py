@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import chess
 
-from esochess.chespel.runtime.library import Context
+from esochess.chespel.runtime.context import Context
 from esochess.chespel.runtime.values import ChespelRuntimeError
 
 SIZE = 2 * 448

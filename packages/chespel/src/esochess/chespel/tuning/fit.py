@@ -9,9 +9,12 @@ the mean of (y − σ(K·s))².
 First K, the scaling constant, is fitted with the weights as written (a one-dimensional
 bounded search); then, with K fixed, the weights by L-BFGS with the exact gradient. A
 ridge term (λ per pawn squared of change) keeps weights that few positions see close to
-where the author put them: λ is chosen among `RIDGES` by the error on held-out games
+where the author put them. λ is chosen among `RIDGES` by the error on held-out games
 (every `HOLD_OUT`-th game; positions of one game are never split between fitting and
-judging), then the weights are fitted on all positions with that λ.
+judging) with the one-standard-error rule: the largest λ whose held-out error is within
+one standard error (games as clusters) of the smallest. The data then has to show a
+change clearly before the author's number gives way — a square that few positions visit
+keeps about the value written. Last, the weights are fitted on all positions with that λ.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import numpy.typing as npt
 from scipy import optimize, sparse
 
 Vector = npt.NDArray[np.float64]
-RIDGES = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
+RIDGES = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
 HOLD_OUT = 5
 K_BOUNDS = (0.01, 10.0)
 
@@ -97,15 +100,26 @@ def fit_weights(data: Data, k: float, start: Vector, ridge: float,
     return np.asarray(found.x, dtype=np.float64)
 
 
+def held_out_error(data: Data, k: float, weights: Vector) -> tuple[float, float]:
+    """The mean squared error and its standard error, the games taken as clusters."""
+    squared = (data.y - sigmoid(k * (data.c + data.x @ weights))) ** 2
+    _, game = np.unique(data.games, return_inverse=True)
+    mean = float(np.mean(squared))
+    per_game = np.bincount(game, weights=squared) - mean * np.bincount(game)
+    return mean, float(np.sqrt(np.sum(per_game ** 2)) / len(squared))
+
+
 def choose_ridge(data: Data, k: float, start: Vector) -> float:
-    """The λ of `RIDGES` whose fit on most games predicts the held-out games best (the
+    """The λ of `RIDGES` chosen on held-out games by the one-standard-error rule (the
     smallest λ when there are too few games to hold any out)."""
     held = data.games % HOLD_OUT == 0
     if not held.any() or held.all():
         return RIDGES[0]
     train, test = data.rows(~held), data.rows(held)
-    scored = [(error(test, k, fit_weights(train, k, start, ridge)), ridge) for ridge in RIDGES]
-    return min(scored)[1]
+    scored = [held_out_error(test, k, fit_weights(train, k, start, ridge)) for ridge in RIDGES]
+    best = min(range(len(RIDGES)), key=lambda i: scored[i][0])
+    limit = scored[best][0] + scored[best][1]
+    return max(ridge for ridge, (mean, _) in zip(RIDGES, scored, strict=True) if mean <= limit)
 
 
 def texel(data: Data, start: Vector) -> Fit:

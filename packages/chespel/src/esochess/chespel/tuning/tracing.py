@@ -24,7 +24,7 @@ from typing import Any
 
 import chess
 
-from esochess.chespel.checker import CheckResult
+from esochess.chespel.check_result import CheckResult
 from esochess.chespel.codegen import generate
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.values import NUM_MAX, clamp, num_div, num_mul
@@ -61,6 +61,11 @@ def traced(value: int, grad: Gradient, pure: bool = False) -> int:
 
 
 def _sum(a: Gradient, b: Gradient, sign: float) -> Gradient:
+    # Gradients are never changed once made, so one without the other is shared as it is.
+    if not b:
+        return a
+    if not a and sign == 1.0:
+        return b
     out = dict(a)
     for key, coefficient in b.items():
         out[key] = out.get(key, 0.0) + sign * coefficient

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-from esochess.chespel.checker import CheckResult
+from esochess.chespel.check_result import CheckResult
 from esochess.chespel.frontend import compile_source
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.values import ChespelRuntimeError
@@ -29,6 +29,7 @@ from esochess.chespel.tuning.weights import (
     clamp_weight,
     find_weights,
     rewrite,
+    score_literals,
     weight_table,
 )
 from esochess.fen import files
@@ -99,7 +100,9 @@ class _Worker:
         result = compile_source(path, text)
         assert result.program is not None
         weights, ids = find_weights(result.program)
-        cls.traced = traced_program(result, ids, [w.millis for w in weights])
+        wanted = score_literals(result.program)
+        cls.traced = traced_program(result, {key: index for key, index in ids.items()
+                                             if key in wanted}, [w.millis for w in weights])
 
 
 def _features(candidates: Sequence[Candidate]) -> _Chunk:

@@ -55,6 +55,49 @@ def find_weights(program: ast.Program) -> tuple[list[Weight], dict[int, int]]:
     return weights, ids
 
 
+_COMPARISONS = {"<", ">", "<=", ">=", "==", "!=", "*<", "*>", "*<=", "*>=", "in", "and", "or"}
+
+
+def score_literals(program: ast.Program) -> set[int]:
+    """`id` of every literal whose value can reach a score as a number: not one written in a
+    condition, a comparison, a call's argument (an index, a cell, a distance), a divisor
+    or a justification. Only these are traced (the others cannot be linear weights, and
+    tracing them would only cost time)."""
+    found: set[int] = set()
+
+    def expr(node: ast.Expr | None) -> None:
+        if node is None:
+            return
+        if isinstance(node, ast.NumLit):
+            found.add(id(node))
+        elif isinstance(node, ast.Unary):
+            expr(node.operand)
+        elif isinstance(node, ast.Binary):
+            if node.op not in _COMPARISONS:
+                expr(node.left)
+                if node.op != "/":
+                    expr(node.right)
+        elif isinstance(node, ast.ListLit):
+            for element in node.elements:
+                expr(element)
+        elif isinstance(node, ast.Call):
+            expr(node.receiver)
+
+    def block(body: tuple[ast.Stmt, ...]) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.Score):
+                expr(stmt.value)
+            elif isinstance(stmt, ast.Let):
+                expr(stmt.value)
+            elif isinstance(stmt, (ast.If, ast.Loop)):
+                block(stmt.body)
+
+    for module in program.modules:
+        for rule in module.rules:
+            block(rule.body)
+    return found
+
+
 def clamp_weight(millis: float) -> int:
     """A fitted value as a Num: rounded to a thousandth, within ±10000."""
     return max(-NUM_MAX, min(NUM_MAX, round(millis)))
