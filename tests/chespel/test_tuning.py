@@ -14,6 +14,7 @@ from scipy import sparse
 from esochess.chespel.codegen import compile_program
 from esochess.chespel.frontend import compile_source
 from esochess.chespel.runtime.positions import placement_flags
+from esochess.chespel.tuning import samples
 from esochess.chespel.tuning.fit import Data, error, fit_k, fit_weights, sigmoid, texel
 from esochess.chespel.tuning.samples import GameCount, choose, quiet, read_candidates
 from esochess.chespel.tuning.tracing import Tracer, features, traced_program
@@ -196,9 +197,25 @@ def test_candidates_come_from_finished_games_after_the_first_moves() -> None:
     found = list(read_candidates(io.StringIO(PGN), "g.pgn", count))
     assert (count.used, count.unfinished, count.bad) == (2, 1, 0)
     assert [c.result for c in found] == [1.0] * 4 + [0.5] * 2
-    assert [c.game for c in found] == [0] * 4 + [1] * 2
+    assert [c.game for c in found] == [0] * 4 + [2] * 2  # numbers count every game
     # White castled at move 4 of game a: the flag is set for the positions after it.
     assert found[0].flags != 0
+
+
+def test_games_read_in_parts_give_the_same_candidates(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(samples, "GAMES_PER_PART", 1)
+    parts = list(samples.split_games("g.pgn", PGN, 10))
+    assert [(p.first, p.games) for p in parts] == [(10, 1), (11, 1), (12, 1)]
+    assert "".join(p.text for p in parts) == PGN
+    whole = list(read_candidates(io.StringIO(PGN), "g.pgn", GameCount(), 10))
+    count = GameCount()
+    pieces = []
+    for part in parts:
+        counted = GameCount()
+        pieces += read_candidates(io.StringIO(part.text), part.path, counted, part.first)
+        count.add(counted)
+    assert pieces == whole
+    assert (count.used, count.unfinished, count.candidates) == (2, 1, 6)
 
 
 def test_choose_is_reproducible_and_keeps_game_order() -> None:

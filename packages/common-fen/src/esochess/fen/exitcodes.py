@@ -18,7 +18,7 @@ class ExitCode(IntEnum):
     FAILURE = 1
     #: A usage mistake or a compile error: nothing ran.
     USAGE = 2
-    #: cql: the cluster could not be reached or lost its workers.
+    #: cql, chespel match: the cluster could not be reached or lost its workers.
     CLUSTER = 3
     #: gambit: the input ran out while a human seat was asked to choose.
     INPUT_ENDED = 4

@@ -46,22 +46,70 @@ class Candidate:
 
 @dataclass
 class GameCount:
-    """What reading the games found: games used, and games skipped with the reason."""
+    """What reading the games found: games used, games skipped with the reason, and the
+    candidate positions."""
 
     used: int = 0
     unfinished: int = 0
     bad: int = 0
     bad_examples: list[str] | None = None
+    candidates: int = 0
+
+    def add(self, other: GameCount) -> None:
+        """Add the counts of another part of the games."""
+        self.used += other.used
+        self.unfinished += other.unfinished
+        self.candidates += other.candidates
+        for text in other.bad_examples or []:
+            _bad(self, text)
+        self.bad += other.bad - len(other.bad_examples or [])
 
 
-def read_candidates(handle: TextIO, name: str, count: GameCount) -> Iterator[Candidate]:
-    """The candidates of every finished standard-chess game in a PGN stream."""
+@dataclass(frozen=True)
+class GameText:
+    """A run of whole games of a PGN file: its text, the number (from 0, over all files) of
+    its first game and how many games it holds."""
+
+    path: str
+    text: str
+    first: int
+    games: int
+
+
+GAMES_PER_PART = 400
+
+
+def split_games(path: str, text: str, first: int) -> Iterator[GameText]:
+    """`text` cut into runs of `GAMES_PER_PART` games, at the tag line that starts a game
+    (a `[` line after movetext), so that the parts can be read in parallel."""
+    lines = text.splitlines(keepends=True)
+    start = 0
+    games = 0
+    in_movetext = True
+    for index, line in enumerate(lines):
+        tag = line.startswith("[")
+        if tag and in_movetext:
+            if games == GAMES_PER_PART:
+                yield GameText(path, "".join(lines[start:index]), first, games)
+                first += games
+                start, games = index, 0
+            games += 1
+        if line.strip():
+            in_movetext = not tag
+    if start < len(lines):
+        yield GameText(path, "".join(lines[start:]), first, max(games, 1))
+
+
+def read_candidates(handle: TextIO, name: str, count: GameCount,
+                    first: int = 0) -> Iterator[Candidate]:
+    """The candidates of every finished standard-chess game in a PGN stream whose first
+    game has the number `first`."""
     number = 0
     while True:
         try:
             game = chess.pgn.read_game(handle)
         except (ValueError, UnicodeDecodeError) as exc:
-            _bad(count, f"{name}: game {number + 1}: {exc}")
+            _bad(count, f"{name}: game {first + number + 1}: {exc}")
             number += 1
             continue
         if game is None:
@@ -70,7 +118,7 @@ def read_candidates(handle: TextIO, name: str, count: GameCount) -> Iterator[Can
         result = RESULTS.get(game.headers.get("Result", "*"))
         if game.errors or "Variant" in game.headers and game.headers["Variant"].lower() not in (
                 "standard", "chess", "from position"):
-            _bad(count, f"{name}: game {number}: "
+            _bad(count, f"{name}: game {first + number}: "
                         + (str(game.errors[0]) if game.errors else "not standard chess"))
             continue
         if result is None:
@@ -81,7 +129,8 @@ def read_candidates(handle: TextIO, name: str, count: GameCount) -> Iterator[Can
         flags = placement_flags(board)
         for ply, move in enumerate(game.mainline_moves()):
             if ply >= FIRST_PLY and not board.is_check():
-                yield Candidate(board.fen(), flags, result, count.used - 1)
+                count.candidates += 1
+                yield Candidate(board.fen(), flags, result, first + number - 1)
             flags |= castle_bit(board, move)
             board.push(move)
 

@@ -8,11 +8,13 @@ with the new numbers (weights.py), checked again before it is returned.
 
 from __future__ import annotations
 
+import io
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -22,7 +24,15 @@ from esochess.chespel.frontend import compile_source
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.values import ChespelRuntimeError
 from esochess.chespel.tuning.fit import Data, error, texel
-from esochess.chespel.tuning.samples import Candidate, GameCount, choose, quiet, read_candidates
+from esochess.chespel.tuning.samples import (
+    Candidate,
+    GameCount,
+    GameText,
+    choose,
+    quiet,
+    read_candidates,
+    split_games,
+)
 from esochess.chespel.tuning.tracing import Tracer, features, traced_program
 from esochess.chespel.tuning.weights import (
     Weight,
@@ -37,6 +47,8 @@ from esochess.fen.processes import die_with_parent
 
 CHUNK = 1000
 """Positions per unit of work sent to a worker process."""
+_In = TypeVar("_In")
+_Out = TypeVar("_Out")
 
 
 class TuneError(Exception):
@@ -139,48 +151,68 @@ def _chunks(candidates: Sequence[Candidate]) -> Iterator[Sequence[Candidate]]:
         yield candidates[start:start + CHUNK]
 
 
-def _all_features(path: str, text: str, candidates: Sequence[Candidate], jobs: int,
-                  progress: Callable[[str], None]) -> Iterator[_Chunk]:
-    total = len(candidates)
-    done = 0
-    step = max(total // 10, 1)
-    shown = 0
-    if jobs <= 1 or total <= CHUNK:
-        _Worker.setup(path, text)
-        results: Iterator[_Chunk] = map(_features, _chunks(candidates))
-        executor = None
-    else:
+def _read(part: GameText) -> tuple[list[Candidate], GameCount]:
+    count = GameCount()
+    found = list(read_candidates(io.StringIO(part.text), part.path, count, part.first))
+    return found, count
+
+
+class _Pool:
+    """The worker processes of one tuning run (none with one job): `map` keeps the order."""
+
+    def __init__(self, path: str, text: str, jobs: int) -> None:
+        self.executor: ProcessPoolExecutor | None = None
+        if jobs <= 1:
+            _Worker.setup(path, text)
+            return
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-        executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                                       initializer=_Worker.setup,
-                                       initargs=(path, text, os.getpid()))
-        results = executor.map(_features, _chunks(candidates))
-    finished = False
-    try:
-        for chunk in results:
-            done += len(chunk.results) + chunk.dropped
-            if done - shown >= step or done == total:
-                shown = done
-                progress(f"features: {done}/{total} positions")
-            yield chunk
-        finished = True
-    finally:
-        if executor is not None:
+        self.executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                            initializer=_Worker.setup,
+                                            initargs=(path, text, os.getpid()))
+
+    def map(self, function: Callable[[_In], _Out], items: Iterable[_In]) -> Iterator[_Out]:
+        if self.executor is None:
+            return map(function, items)
+        return self.executor.map(function, items)
+
+    def close(self, finished: bool) -> None:
+        if self.executor is not None:
             if not finished:
-                for process in list(getattr(executor, "_processes", {}).values()):
+                for process in list(getattr(self.executor, "_processes", {}).values()):
                     process.terminate()
-            executor.shutdown(wait=True, cancel_futures=True)
+            self.executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _candidates(paths: Sequence[str], count: GameCount) -> list[Candidate]:
-    found: list[Candidate] = []
+def _all_features(pool: _Pool, candidates: Sequence[Candidate],
+                  progress: Callable[[str], None]) -> Iterator[_Chunk]:
+    total = len(candidates)
+    done = shown = 0
+    step = max(total // 10, 1)
+    for chunk in pool.map(_features, _chunks(candidates)):
+        done += len(chunk.results) + chunk.dropped
+        if done - shown >= step or done == total:
+            shown = done
+            progress(f"features: {done}/{total} positions")
+        yield chunk
+
+
+def _candidates(pool: _Pool, paths: Sequence[str], count: GameCount) -> list[Candidate]:
+    parts: list[GameText] = []
+    first = 0
     for path in paths:
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                found.extend(read_candidates(handle, path, count))
+                text = handle.read()
         except OSError as exc:
             raise TuneError(f"cannot read {path}: {files.read_reason(exc)}") from None
+        for part in split_games(path, text, first):
+            parts.append(part)
+            first = part.first + part.games
+    found: list[Candidate] = []
+    for candidates, counted in pool.map(_read, parts):
+        found.extend(candidates)
+        count.add(counted)
     return found
 
 
@@ -190,13 +222,20 @@ def tune(path: str, text: str, result: CheckResult, settings: TuneSettings,
     assert result.program is not None
     weights, _ = find_weights(result.program)
     count = GameCount()
-    candidates = _candidates(settings.games, count)
-    chosen = choose(candidates, settings.positions, settings.seed)
-    progress(f"{len(candidates)} candidate positions in {count.used} games; "
-             f"using {len(chosen)}")
-    if not chosen:
-        raise TuneError("the games hold no position to tune on (finished games needed)")
-    chunks = list(_all_features(path, text, chosen, settings.jobs, progress))
+    pool = _Pool(path, text, settings.jobs)
+    finished = False
+    try:
+        candidates = _candidates(pool, settings.games, count)
+        chosen = choose(candidates, settings.positions, settings.seed)
+        del candidates
+        progress(f"{count.candidates} candidate positions in {count.used} games; "
+                 f"using {len(chosen)}")
+        if not chosen:
+            raise TuneError("the games hold no position to tune on (finished games needed)")
+        chunks = list(_all_features(pool, chosen, progress))
+        finished = True
+    finally:
+        pool.close(finished)
     frozen = {w.index for w in weights if w.rule in settings.freeze}
     entangled = set().union(*(chunk.entangled for chunk in chunks))
     data, tuned = _data(chunks, weights, frozen | entangled)
