@@ -89,3 +89,17 @@ def test_games_without_a_finished_game_are_an_error(tmp_path: Path) -> None:
     assert done.stderr.splitlines()[-1] == (
         "chespel: error: the games hold no position to tune on (finished games needed)")
     assert not (tmp_path / "o.chp").exists()
+
+
+def test_several_pgn_files_follow_one_games_option(tmp_path: Path) -> None:
+    game = ('[Event "x"]\n[Result "{r}"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 '
+            '5. O-O Be7 6. Re1 b5 7. Bb3 d6 {r}\n')
+    (tmp_path / "a.pgn").write_text(game.format(r="1-0"))
+    (tmp_path / "b.pgn").write_text(game.format(r="0-1"))
+    done = chespel("tune", str(POSITIONAL), "--games", "a.pgn", "b.pgn", "--jobs", "1",
+                   "-o", "t.chp", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "quiet positions from 2 games" in done.stdout
+    assert (tmp_path / "t.chp").is_file()
+    missing = chespel("tune", str(POSITIONAL), cwd=tmp_path)
+    assert missing.returncode == 2 and "missing option '--games'" in missing.stderr

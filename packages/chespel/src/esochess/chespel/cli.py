@@ -306,8 +306,9 @@ def ablate_command(file: str, games: int, depth: int, max_plies: int, jobs: int,
 
 @main.command(name="tune")
 @click.argument("file", type=InputFile())
-@click.option("--games", "games", multiple=True, required=True, type=InputFile(),
-              metavar="FILE.pgn", help="Finished games to learn from (repeatable).")
+@click.argument("more_games", nargs=-1, type=InputFile(), metavar="[FILE.pgn]...")
+@click.option("--games", "games", multiple=True, type=InputFile(), metavar="FILE.pgn",
+              help="Finished games to learn from (repeatable; more PGN files may follow).")
 @click.option("--positions", type=click.IntRange(1), metavar="N",
               help="Use N positions drawn at random from the games (default: all).")
 @click.option("--freeze", "freeze", multiple=True, metavar="NAME",
@@ -318,10 +319,15 @@ def ablate_command(file: str, games: int, depth: int, max_plies: int, jobs: int,
               help="Processes computing the positions' features.")
 @click.option("--seed", default=0, show_default=True, type=int,
               help="Seed of the random choice of positions.")
-def tune_command(file: str, games: tuple[str, ...], positions: int | None,
-                 freeze: tuple[str, ...], output: str | None, jobs: int, seed: int) -> None:
-    """Texel-tune the numbers of FILE.chp's rules on the positions of finished games and
-    write the same program with the tuned numbers (layout and comments kept)."""
+def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
+                 positions: int | None, freeze: tuple[str, ...], output: str | None, jobs: int,
+                 seed: int) -> None:
+    """Texel-tune the numbers of FILE.chp's rules on the positions of finished games
+    (`--games A.pgn B.pgn ...`) and write the same program with the tuned numbers (layout
+    and comments kept)."""
+    games = games + more_games
+    if not games:
+        raise click.UsageError("missing option '--games'")
     result = load_program(file)
     generated_source(file)
     assert result.program is not None
