@@ -30,7 +30,7 @@ import chess.pgn
 from esochess.chespel.runtime.values import printable
 from esochess.chespel.stats import Sprt, elo_text, los
 from esochess.fen.diagnostics import SourceError
-from esochess.fen.files import UnreadableFile, read_source
+from esochess.fen.files import UnreadableFile, read_source, write_atomic
 
 DEFAULT_OPENINGS = (
     "e4 e5", "e4 c5", "e4 e6", "e4 c6", "d4 d5", "d4 Nf6 c4 e6", "d4 Nf6 c4 g6", "c4 e5",
@@ -64,8 +64,7 @@ class EngineSpec:
             return self
         path = os.path.join(folder, hashlib.sha256(self.payload).hexdigest()[:16] + ".pyz")
         if not os.path.exists(path):
-            with open(path, "wb") as handle:
-                handle.write(self.payload)
+            write_atomic(path, self.payload)
         return replace(self, command=(sys.executable, path, "--uci"), payload=None)
 
     def built(self, executable: bytes) -> EngineSpec:
