@@ -38,8 +38,8 @@ def test_designator_values() -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     ("h-a1", "ascending"), ("a8-1", "ascending"), ("3x", "digit"), ('"open', "unterminated"),
-    ("/* never closed", "unterminated"), ("x--3", "not supported"), ("x->y", "not supported"),
-    ("[x]", "not supported"), ("xray", "not supported"), ("@", "unexpected character"),
+    ("/* never closed", "unterminated"), ("⊢", "'path' is not supported"),
+    ("◎", "'focus' is not supported"), ("hhdb", "not supported"), ("@", "unexpected character"),
 ])
 def test_lexical_errors(text: str, message: str) -> None:
     with pytest.raises(SourceError) as info:
@@ -85,3 +85,28 @@ def test_square_lists_round_trip(squares: set[str]) -> None:
     found = match_designator(text, 0)
     assert found is not None and found[1] == len(text)
     assert found[0].squares == sum(chess.BB_SQUARES[chess.parse_square(s)] for s in squares)
+
+
+@pytest.mark.parametrize(("text", "types"), [
+    ("x--y", ["IDENT", "MOVEARROW", "IDENT"]),
+    ("x-->y", ["IDENT", "RARROW", "IDENT"]),
+    ("x[x]y", ["IDENT", "CAPTUREARROW", "IDENT"]),
+    ("A->k", ["DESIG", "ATTACKS", "DESIG"]),
+    ("k<-A", ["DESIG", "ATTACKEDBY", "DESIG"]),
+    ("k<--A", ["DESIG", "LARROW", "DESIG"]),
+    ("x--3", ["IDENT", "MINUS", "MINUS", "NUMBER"]),
+    ("♔g1→♜", ["DESIG", "ATTACKS", "DESIG"]),
+    ("◭ ∩ ▦", ["DESIG", "AMP", "DESIG"]),
+    ("△――□", ["DESIG", "MOVEARROW", "DESIG"]),
+    ("♕×♟", ["DESIG", "CAPTUREARROW", "DESIG"]),
+    ("✵ ⬓ ∙", ["FLIP", "FLIPCOLOR", "FILTER"]),
+    ("≤ ≥ ≠ ∪", ["CMP", "CMP", "CMP", "BAR"]),
+])
+def test_62_arrows_and_unicode(text: str, types: list[str]) -> None:
+    tokens = tokenize(f"cql() {text}")[3:]
+    assert [t.type for t in tokens] == types
+
+
+def test_unicode_keeps_source_columns() -> None:
+    tokens = tokenize("cql() ♔g1 → ▲")[3:]
+    assert [(t.column, t.length) for t in tokens] == [(7, 3), (11, 1), (13, 1)]

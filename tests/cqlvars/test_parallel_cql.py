@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pgn_data import LICHESS as LICHESS_PATH
 
-from esochess.cqlvars import parallel, pgnio
+from esochess.cqlvars import parallel, pgnio, runs
 from esochess.cqlvars.pgnio import GameText
 from esochess.fen import SourceError
 
@@ -145,12 +145,12 @@ def test_evaluate_reports_progress_and_uses_one_process_for_one_partition() -> N
     out = io.StringIO()
     bar = Progress(out, tty=False, sizes=[os.path.getsize(LICHESS)])
     factory = functools.partial(PlyCounter, 80)
-    small = list(parallel.evaluate(factory, [LICHESS], jobs=3, last=100, progress=bar))
+    small = list(runs.evaluate(factory, [LICHESS], jobs=3, last=100, progress=bar))
     assert {o.pid for o in small} == {os.getpid()}
     assert bar.games == 100 and bar.total == 100
     assert bar.matches == sum(o.matched for o in small)
     assert bar.snapshot().fraction is not None and 0 < bar.snapshot().fraction < 1
-    big = list(parallel.evaluate(factory, [LICHESS], jobs=2, last=600))
+    big = list(runs.evaluate(factory, [LICHESS], jobs=2, last=600))
     assert [o.number for o in big] == list(range(1, 601))
     assert os.getpid() not in {o.pid for o in big}
 

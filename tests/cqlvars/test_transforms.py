@@ -48,7 +48,7 @@ def test_flipcolor_swaps_colours_sides_and_results() -> None:
     ident, mirrored = variants('flipcolor { wtm Ke1 result 1-0 player white "X" move promote Q }')
     assert isinstance(mirrored, ast.Compound)
     simple, desig, result, player, move = mirrored.elements
-    assert isinstance(simple, ast.Simple) and simple.name == "btm"
+    assert isinstance(simple, ast.Filter) and simple.name == "btm"
     assert isinstance(desig, ast.Designator) and desig.pieces == "k"
     assert desig.squares == chess.BB_E8
     assert isinstance(result, ast.GameInfo) and result.literal == "0-1"

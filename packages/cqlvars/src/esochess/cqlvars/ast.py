@@ -77,10 +77,11 @@ class CaptureRef(Node):
 
 
 @dataclass(frozen=True)
-class Simple(Node):
-    """A keyword filter with no parameters (`check`, `ply`, `currentposition`, ...)."""
+class Filter(Node):
+    """A filter of the filter table (filters.py): `check`, `light S`, `between (S T)`, ..."""
 
     name: str
+    args: tuple[Node, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -128,24 +129,8 @@ class Direction(Node):
 
 
 @dataclass(frozen=True)
-class MakeSquare(Node):
-    """`makesquare (FILE RANK)`: the square with those numbers (1-8), or no value."""
-
-    file: Node
-    rank: Node
-
-
-@dataclass(frozen=True)
-class Between(Node):
-    """`between(S T)`."""
-
-    left: Node
-    right: Node
-
-
-@dataclass(frozen=True)
 class Unary(Node):
-    """A prefix operator: not - ~ # power pieceid abs int lowercase uppercase."""
+    """A prefix operator: not - ~ #."""
 
     op: str
     operand: Node

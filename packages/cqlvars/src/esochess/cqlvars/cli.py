@@ -23,8 +23,9 @@ from esochess.cqlvars.engine import (
     compile_query,
 )
 from esochess.cqlvars.output import output_file, statistics_line
-from esochess.cqlvars.parallel import EngineWorker, QueryJob, default_jobs, evaluate
+from esochess.cqlvars.parallel import EngineWorker, QueryJob, default_jobs
 from esochess.cqlvars.progress import Progress
+from esochess.cqlvars.runs import evaluate
 from esochess.fen import SourceError, files, format_diagnostic
 from esochess.fen.cliutil import CONTEXT_SETTINGS, version_option
 from esochess.fen.exitcodes import ExitCode

@@ -30,6 +30,7 @@ import chess.pgn
 from esochess.cqlvars import ast
 from esochess.cqlvars.checker import CheckedQuery, check_query
 from esochess.cqlvars.evaluator import Compiler
+from esochess.cqlvars.filters import FILTERS
 from esochess.cqlvars.light import LightGame, LightModel, LightVisitor
 from esochess.cqlvars.model import Ctx, GameModel
 from esochess.cqlvars.output import render_game, render_light
@@ -226,7 +227,7 @@ def _uses(nodes: tuple[ast.Node, ...], kind: type) -> bool:
 
 def _tag_only(node: ast.Node) -> bool:
     """True for a conjunct that depends only on tags/game number, with no side effects."""
-    if isinstance(node, ast.GameInfo):
+    if isinstance(node, ast.GameInfo) or _tags_filter(node):
         return True
     if isinstance(node, ast.Binary) and node.op in ("and", "or"):
         return _tag_only(node.left) and _tag_only(node.right)
@@ -237,9 +238,14 @@ def _tag_only(node: ast.Node) -> bool:
         return all(_tag_only(v) for v in node.variants)
     if isinstance(node, ast.Binary) and node.op in ("<", "<=", ">", ">=", "==", "!=", "in"):
         return all(
-            isinstance(n, (ast.GameInfo, ast.IntLit, ast.StrLit)) for n in (node.left, node.right)
+            isinstance(n, (ast.GameInfo, ast.IntLit, ast.StrLit)) or _tags_filter(n)
+            for n in (node.left, node.right)
         )
     return False
+
+
+def _tags_filter(node: ast.Node) -> bool:
+    return isinstance(node, ast.Filter) and FILTERS[node.name].tags_only
 
 
 def build_model(game: chess.pgn.Game, variations: bool) -> GameModel:

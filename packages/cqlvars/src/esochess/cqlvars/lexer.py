@@ -19,27 +19,31 @@ import chess
 from lark import Token
 from lark.lexer import Lexer, LexerState
 
+from esochess.cqlvars.filters import FILTERS, Syntax
 from esochess.fen import SourceError
 
-TIER1_KEYWORDS = frozenset(
-    """cql input output gamenumber matchcount variations mainline quiet silent sort result
-matchstring and or not if then else true false check mate stalemate wtm btm initial
-terminal ply movenumber move previous legal pseudolegal from to capture promote
-enpassant castle null count attacks attackedby ray between pin through power flipcolor
+#: Keywords with their own grammar rule; the filter table's keywords are added below.
+SYNTAX_KEYWORDS = frozenset(
+    """cql input output matchcount variations mainline quiet silent sort result
+matchstring and or not if then else move previous legal pseudolegal from to capture promote
+enpassant castle null count attacks attackedby ray pin through flipcolor
 flip flipvertical fliphorizontal rotate90 shift shifthorizontal shiftvertical line find
-all echo in min max comment message player white black elo event site date year eco
-square piece function persistent isbound isunbound str lowercase uppercase int
-originalcomment currentposition initialposition parent positionid pieceid abs up down
+all echo in min max comment message player white black elo event site date eco
+square piece function persistent isbound isunbound str originalcomment up down
 left right horizontal vertical diagonal orthogonal northeast northwest southeast
-southwest anydirection light dark tag file rank makesquare passedpawns isolatedpawns doubledpawns
-connectedpawns""".split()
+southwest anydirection tag rotate45 reversecolor""".split()
 )
 
+#: The token type of each filter-table keyword (its syntax, see filters.Syntax).
+FILTER_TOKENS = {name: spec.syntax.value for name, spec in FILTERS.items()}
+
+TIER1_KEYWORDS = SYNTAX_KEYWORDS | frozenset(FILTERS)
+
+#: CQL words this implementation does not support (a located "not supported" error).
 TIER2_KEYWORDS = frozenset(
-    """path focus xray rotate45 reversecolor child ancestor descendant lca distance depth
-variation consecutivemoves sidetomove fen dictionary readfile writefile local atomic
-unbind sqrt colortype typename type firstmatch lastposition singlecolor nestban
-primary secondary hhdb""".split()
+    """path focus variation consecutivemoves sidetomove fen
+dictionary readfile writefile local atomic unbind firstmatch lastposition singlecolor
+nestban primary secondary hhdb""".split()
 )
 
 KEYWORDS = TIER1_KEYWORDS | TIER2_KEYWORDS
@@ -84,7 +88,9 @@ OPERATORS = (
 
 TOKEN_TYPES = sorted(
     {name for _, name in OPERATORS}
-    | {kw.upper() for kw in TIER1_KEYWORDS}
+    | {kw.upper() for kw in SYNTAX_KEYWORDS}
+    | {syntax.value for syntax in Syntax}
+    | {"MOVEARROW", "CAPTUREARROW"}
     | {
         "IDENT",
         "CALLNAME",
@@ -122,6 +128,21 @@ DIRECTION_TOKENS = frozenset(
 #: Brackets open at once. Deeper queries are refused at the bracket, in one linear pass,
 #: before the parser's stack (which `_line_open` reads at every token) grows with them.
 MAX_NESTING = 200
+
+#: CQL 6.2's Unicode symbols that start a piece designator, as their ASCII spelling.
+UNICODE_DESIGNATORS = {
+    "♔": "K", "♕": "Q", "♖": "R", "♗": "B", "♘": "N", "♙": "P",
+    "♚": "k", "♛": "q", "♜": "r", "♝": "b", "♞": "n", "♟": "p",
+    "△": "A", "▲": "a", "□": "_", "◭": "[Aa]", "▦": ".",
+}  # fmt: skip
+#: The other Unicode symbols, as the ASCII text they stand for.
+UNICODE_WORDS = {
+    "――": "--", "×": "[x]", "→": "->", "←": "<-", "✵": "flip", "⬓": "flipcolor",
+    "∙": "currentposition", "≤": "<=", "≥": ">=", "≠": "!=", "∪": "|", "∩": "&",
+    "⊢": "path", "◎": "focus",
+}  # fmt: skip
+#: The 6.2 arrows: `S -- T` and `S [x] T` are moves, `->` and `<-` attacks.
+ARROWS = (("--", "MOVEARROW"), ("[x]", "CAPTUREARROW"), ("->", "ATTACKS"), ("<-", "ATTACKEDBY"))
 
 
 class CqlToken(Token):
@@ -420,8 +441,18 @@ class Tokenizer:
             return self._string()
         if ch == "\\" and i + 1 < len(text) and text[i + 1] in "123456789":
             return self._token("CAPREF", text[i : i + 2], 2, int(text[i + 1]))
-        if text.startswith("[x]", i):
-            raise self.error("'[x]' is not supported by this implementation", self.line, self.col)
+        if ch in UNICODE_DESIGNATORS:
+            return self._unicode_designator(ch)
+        for symbol, ascii_text in UNICODE_WORDS.items():
+            if text.startswith(symbol, i):
+                return self._unicode_word(symbol, ascii_text, prev)
+        if not text.startswith("-->", i) and not text.startswith("<--", i):
+            for spelling, kind in ARROWS:
+                # `x <-3` and `x--3` are arithmetic: an arrow's right side is never a number.
+                after = text[i + len(spelling) : i + len(spelling) + 1]
+                if text.startswith(spelling, i) and not (spelling != "[x]" and after.isdigit()):
+                    word = {"->": "attacks", "<-": "attackedby"}.get(spelling, spelling)
+                    return self._token(kind, word, len(spelling))
         line_open = self.line_open()
         if ch == "{" and line_open and prev is not None and prev.type not in (
             "RARROW",
@@ -457,18 +488,12 @@ class Tokenizer:
                     self.line,
                     self.col,
                 )
-            if word in TIER1_KEYWORDS:
+            if word in FILTER_TOKENS:
+                return self._token(FILTER_TOKENS[word], word, len(word))
+            if word in SYNTAX_KEYWORDS:
                 return self._token(word.upper(), word, len(word))
             kind = "CALLNAME" if m.end() < len(text) and text[m.end()] == "(" else "IDENT"
             return self._token(kind, word, len(word))
-        if text.startswith("--", i) and not text.startswith("-->", i):
-            raise self.error(
-                "'--' is not supported by this implementation (write 'x - -3' for subtraction)",
-                self.line,
-                self.col,
-            )
-        if text.startswith("->", i):
-            raise self.error("'->' is not supported by this implementation", self.line, self.col)
         for spelling, kind in OPERATORS:
             if text.startswith(spelling, i):
                 if line_open and spelling in ("*", "+", "?"):
@@ -476,6 +501,27 @@ class Tokenizer:
                     return self._token("REP", spelling, 1, bounds)
                 return self._token(kind, spelling, len(spelling))
         raise self.error(f"unexpected character {ch!r}", self.line, self.col)
+
+    def _unicode_designator(self, ch: str) -> CqlToken:
+        """A figurine or piece symbol, with any squares written after it (`♔g1`)."""
+        ascii_text = UNICODE_DESIGNATORS[ch]
+        tail = self.text[self.pos + 1 : self.pos + 40]
+        try:
+            found = match_designator(ascii_text + tail, 0)
+        except ValueError as exc:
+            raise self.error(str(exc), self.line, self.col) from None
+        if found is None:
+            raise self.error(f"unexpected character {ch!r}", self.line, self.col)
+        value, end = found
+        length = end - len(ascii_text) + 1
+        return self._token("DESIG", self.text[self.pos : self.pos + length], length, value)
+
+    def _unicode_word(self, symbol: str, ascii_text: str, prev: Token | None) -> CqlToken:
+        """A Unicode operator or keyword symbol, lexed as its ASCII spelling."""
+        sub = Tokenizer(ascii_text, self.path)
+        sub.line, sub.col = self.line, self.col
+        tok = sub._next(prev)
+        return self._token(tok.type, str(tok), len(symbol), tok.extra)
 
     def _repetition(self, m: re.Match[str]) -> CqlToken:
         lo_text, comma, hi_text, second = m.group(1), m.group(2), m.group(3), m.group(4)

@@ -102,6 +102,16 @@ class GameModel:
         cache["ids"] = ids
         return ids
 
+    def piece_squares(self, i: int) -> dict[int, int]:
+        """piece id -> its square bitboard at position i (the inverse of `piece_ids`)."""
+        cache = self.cache[i]
+        squares: dict[int, int] | None = cache.get("squares")
+        if squares is None:
+            squares = cache["squares"] = {
+                pid: chess.BB_SQUARES[sq] for sq, pid in self.piece_ids(i).items()
+            }
+        return squares
+
 
 def _move_ids(ids: dict[int, int], board: chess.Board, move: chess.Move | None) -> dict[int, int]:
     new = dict(ids)

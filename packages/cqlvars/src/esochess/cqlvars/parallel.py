@@ -8,7 +8,6 @@ yielded strictly in game order, so everything written from them is byte-identica
 
 from __future__ import annotations
 
-import itertools
 import multiprocessing
 import multiprocessing.process
 import os
@@ -16,13 +15,12 @@ import pickle
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
-from esochess.cqlvars import pgnio
 from esochess.cqlvars.engine import (
     CompiledQuery,
     GameOutcome,
@@ -32,7 +30,6 @@ from esochess.cqlvars.engine import (
     run_game,
 )
 from esochess.cqlvars.pgnio import GameText, Partition
-from esochess.cqlvars.progress import Progress
 from esochess.fen import processes
 
 OutcomeT = TypeVar("OutcomeT")
@@ -258,71 +255,6 @@ def _end_workers(workers: list[multiprocessing.process.BaseProcess]) -> None:
         if process.is_alive():
             process.kill()
             process.join(WORKER_GRACE)
-
-
-def evaluate(
-    factory: WorkerFactory[OutcomeT],
-    paths: Sequence[str],
-    *,
-    jobs: int = 1,
-    client: Any = None,
-    first: int = 1,
-    last: int | None = None,
-    progress: Progress | None = None,
-    worker: GameWorker[OutcomeT] | None = None,
-    totals: dict[str, int] | None = None,
-    worker_wait: float | None = None,
-) -> Generator[OutcomeT, None, None]:
-    """Evaluate every game of `paths` (within `[first, last]`); yield outcomes in game order.
-
-    `client` (a connected `distributed.Client`) runs the partitions on a cluster;
-    otherwise `jobs` local processes do. An input that fits in one partition is evaluated
-    in this process whatever `jobs` says (docs/reference/cql.md#command-line: fewer workers for small inputs).
-    `progress` is told about each finished game and partition. Closing the iterator
-    early (`--limit`) stops the work still outstanding. `worker_wait`: how long a cluster
-    may stay without workers before the run fails (default `distributed.WORKER_WAIT`).
-    """
-    parts = _counted(pgnio.partitions(paths, first=first, last=last), progress)
-    on_partition = None
-    if progress is not None:
-        bar = progress
-
-        def on_partition(part: Partition) -> None:
-            bar.reached(part.file_index, part.end_pos)
-
-    if client is not None:
-        from esochess.cqlvars.distributed import WORKER_WAIT, run_dask
-
-        outcomes = run_dask(
-            factory, parts, client, on_partition=on_partition, totals=totals,
-            worker_wait=WORKER_WAIT if worker_wait is None else worker_wait,
-        )  # fmt: skip
-    else:
-        head = list(itertools.islice(parts, 2))
-        if len(head) < 2:
-            jobs = 1
-        outcomes = run_local(
-            factory, itertools.chain(head, parts), jobs, on_partition=on_partition, worker=worker
-        )
-    try:
-        for outcome in outcomes:
-            if progress is not None:
-                progress.game(bool(getattr(outcome, "matched", False)))
-            yield outcome
-    finally:
-        close = getattr(outcomes, "close", None)
-        if close is not None:
-            close()
-
-
-def _counted(parts: Iterator[Partition], progress: Progress | None) -> Iterator[Partition]:
-    # The total number of games is known once the boundary scan reaches the end.
-    total = 0
-    for part in parts:
-        total += len(part)
-        yield part
-    if progress is not None:
-        progress.scan_finished(total)
 
 
 @dataclass(frozen=True)

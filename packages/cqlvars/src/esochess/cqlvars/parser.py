@@ -123,10 +123,15 @@ class _Builder(Transformer[Token, Any]):
     def compound(self, c: list[Any]) -> ast.Node:
         return ast.Compound(span_of(c[0]), tuple(_nodes(c)))
 
-    def simple(self, c: list[Any]) -> ast.Node:
-        if c[0].type == "GAMENUMBER" or c[0].type == "YEAR":
-            return ast.GameInfo(span_of(c[0]), str(c[0]))
-        return ast.Simple(span_of(c[0]), str(c[0]))
+    def move_arrow(self, c: list[Any]) -> ast.Node:
+        """`S -- T` (a move from S to T) and `S [x] T` (from S capturing on T)."""
+        left, arrow, right = c
+        if arrow.type == "MOVEARROW":
+            return ast.Move(span_of(arrow), "played", from_=left, to=right, first="to")
+        return ast.Move(span_of(arrow), "played", from_=left, capture=right, first="capture")
+
+    def table_filter(self, c: list[Any]) -> ast.Node:
+        return ast.Filter(span_of(c[0]), str(c[0]), tuple(_nodes(c)))
 
     def prefix(self, c: list[Any]) -> ast.Node:
         return ast.Unary(span_of(c[0]), str(c[0]), c[1])
@@ -246,14 +251,6 @@ class _Builder(Transformer[Token, Any]):
             raise self.error(span_of(word), f"'{word}' distances must satisfy 1 <= m <= n <= 7")
         operand = _nodes(c)[-1]
         return ast.Direction(span_of(word), DIRECTIONS[str(word)], low, high, operand)
-
-    def makesquare(self, c: list[Any]) -> ast.Node:
-        file, rank = _nodes(c)
-        return ast.MakeSquare(span_of(c[0]), file, rank)
-
-    def between(self, c: list[Any]) -> ast.Node:
-        left, right = _nodes(c)
-        return ast.Between(span_of(c[0]), left, right)
 
     def gameinfo(self, c: list[Any]) -> ast.Node:
         head = c[0]

@@ -15,6 +15,7 @@ from dataclasses import replace
 import chess
 
 from esochess.cqlvars import ast
+from esochess.cqlvars.filters import FILTERS
 
 SquareMap = Callable[[int, int], tuple[int, int]]
 
@@ -49,8 +50,14 @@ def _mirror_file(x: int, y: int) -> tuple[int, int]:
     return 7 - x, y
 
 
+#: The eight directions in turning order, 45 degrees apart (for `rotate45`).
+COMPASS = ("up", "northeast", "right", "southeast", "down", "southwest", "left", "northwest")
+
+
 def group(kind: str, named: int) -> list[tuple[SquareMap, bool]]:
-    """The elements (square map, swap colours) of a transform's set G, identity first."""
+    """The elements (square map, swap colours) of a transform's set G, identity first.
+
+    `rotate45` turns directions only (its elements are told apart by `turns`)."""
     if kind == "flipvertical":
         return [(_identity, False), (_mirror_rank, False)]
     if kind == "fliphorizontal":
@@ -64,6 +71,10 @@ def group(kind: str, named: int) -> list[tuple[SquareMap, bool]]:
         ]
     if kind == "flipcolor":
         return [(_identity, False), (_mirror_rank, True)]
+    if kind == "reversecolor":
+        return [(_mirror_rank, True)]
+    if kind == "rotate45":
+        return [(_identity, False)] * len(COMPASS)
     squares = [sq for sq in chess.SQUARES if named & chess.BB_SQUARES[sq]]
     dxs = range(-7, 8) if kind in ("shift", "shifthorizontal") else range(0, 1)
     dys = range(-7, 8) if kind in ("shift", "shiftvertical") else range(0, 1)
@@ -96,10 +107,11 @@ def named_squares(node: ast.Node) -> int:
 
 
 class _Rewriter:
-    def __init__(self, mapping: SquareMap, swap: bool, types: dict[int, str]):
+    def __init__(self, mapping: SquareMap, swap: bool, types: dict[int, str], turns: int = 0):
         self.mapping = mapping
         self.swap = swap
         self.types = types
+        self.turns = turns
 
     def map_mask(self, mask: int) -> int:
         """The image of a square mask (squares mapped off the board are dropped)."""
@@ -115,7 +127,8 @@ class _Rewriter:
         dx, dy = VECTORS[name]
         x0, y0 = self.mapping(3, 3)
         x1, y1 = self.mapping(3 + dx, 3 + dy)
-        return NAMES[(x1 - x0, y1 - y0)]
+        mapped = NAMES[(x1 - x0, y1 - y0)]
+        return COMPASS[(COMPASS.index(mapped) + self.turns) % len(COMPASS)]
 
     def rewrite(self, node: ast.Node) -> ast.Node:
         """The variant of a subtree, carrying the checker's types over."""
@@ -131,8 +144,10 @@ class _Rewriter:
                 pieces = pieces.swapcase()
             squares = None if node.squares is None else self.map_mask(node.squares)
             return replace(node, pieces=pieces, squares=squares)
-        if self.swap and isinstance(node, ast.Simple) and node.name in ("wtm", "btm"):
-            return replace(node, name="btm" if node.name == "wtm" else "wtm")
+        if self.swap and isinstance(node, ast.Filter):
+            reversed_name = FILTERS[node.name].reversed
+            if reversed_name is not None:
+                node = replace(node, name=reversed_name)
         if self.swap and isinstance(node, ast.GameInfo):
             color = {"white": "black", "black": "white"}.get(node.color or "", node.color)
             literal = node.literal
@@ -190,7 +205,10 @@ def expand(node: ast.Node, types: dict[int, str]) -> ast.Node:
             elements = group(new.kind, named_squares(body))
             if (len(images) + len(elements)) * size // len(bodies) > MAX_VARIANT_NODES:
                 raise TooManyVariants(new.span)
-            images.extend(_Rewriter(mapping, swap, types).rewrite(body) for mapping, swap in elements)
+            images.extend(
+                _Rewriter(mapping, swap, types, i if new.kind == "rotate45" else 0).rewrite(body)
+                for i, (mapping, swap) in enumerate(elements)
+            )
         variants = tuple(images)
         result = ast.Variants(new.span, new.count, variants)
         types[id(result)] = types[id(node)]

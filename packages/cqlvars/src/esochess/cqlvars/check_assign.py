@@ -1,0 +1,133 @@
+"""Checking assignments (docs/reference/cql.md#variables): kinds, persistence, subscripts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from esochess.cqlvars import ast
+from esochess.cqlvars.check_base import KIND_WORD, CheckerBase
+from esochess.cqlvars.qtypes import LOGICAL, NUMERIC, PIECE, POSITION, SET, STRING, TYPE_NOUN
+
+
+class AssignChecks(CheckerBase):
+    """Assignments and their variable kinds."""
+
+    # assignments -------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> tuple[ast.Node, str]:
+        target = node.target
+        if isinstance(node.value, ast.Assign):
+            raise self.error(node.value.span, "an assignment has no value and cannot be assigned")
+        if isinstance(target, ast.Subscript):
+            return self.assign_subscript(node, target)
+        if isinstance(target, ast.Designator):
+            raise self.error(
+                target.span, f"'{target.text}' is a piece designator and cannot be a variable name"
+            )
+        if isinstance(target, ast.Filter) or isinstance(target, ast.GameInfo):
+            word = target.name if isinstance(target, ast.Filter) else target.field
+            raise self.error(target.span, f"'{word}' is a keyword and cannot be a variable name")
+        if not isinstance(target, ast.Var):
+            raise self.error(node.span, "the left side of an assignment must be a variable")
+        name = target.name
+        self.check_name(name, target.span)
+        if any(name in s for s in self.scoped):
+            raise self.error(target.span, f"cannot assign to iteration variable '{name}'")
+        if name in self.retired and name not in self.kinds:
+            raise self.error(target.span, f"'{name}' is already a variable")
+        known = self.kinds.get(name)
+        if node.persistent and name in self.assign_kinds:
+            raise self.error(
+                target.span, f"variable '{name}' is persistent; --assign cannot set it"
+            )
+        if node.persistent:
+            if known is not None and name not in self.persistent:
+                raise self.error(
+                    target.span, f"variable '{name}' was used before its persistent declaration"
+                )
+            self.persistent[name] = self.persistent.get(name, False) or node.quiet
+        if name in self.persistent and node.op not in ("+=", "-="):
+            self.persistent_bad_ops[name] = node.op
+        op = node.op
+        if op in ("+=", "-=", "*=", "/=", "%="):
+            value, vt = self.visit(node.value)
+            if known is None and node.persistent:
+                # Persistent variables start at 0 or "" (docs/reference/cql.md#persistent): the
+                # declaration may update.
+                known = STRING if vt == STRING and op == "+=" else NUMERIC
+                self.kinds[name] = known
+            if known is None:
+                raise self.error(target.span, f"variable '{name}' used before assignment")
+            if name in self.persistent:
+                self.persistent_reads.update(self._reads_persistent(node.value))
+            if known == STRING and op == "+=":
+                self.need(value, vt, (STRING,), "'+=' on a string")
+            elif known == NUMERIC:
+                self.need(value, vt, (NUMERIC,), f"'{op}'")
+            else:
+                noun = {SET: "set", PIECE: "piece", POSITION: "position", STRING: "string"}[known]
+                raise self.error(node.span, f"operator '{op}' is not defined for {noun} variables")
+            self.types[id(target)] = known
+            return self.typed(replace(node, value=value), LOGICAL)
+        value, vt = self.visit(node.value)
+        if node.piece:
+            self.need(value, vt, (SET,), "'piece ='")
+            kind = PIECE
+        elif op == "=?":
+            if not self.set_like(vt):
+                raise self.error(node.span, "'=?' requires a set on the right-hand side")
+            kind = SET
+        elif vt == LOGICAL:
+            raise self.error(node.span, "a logical filter has no value to assign")
+        else:
+            kind = SET if vt == PIECE else vt
+        if node.persistent and kind not in (NUMERIC, STRING, SET):
+            raise self.error(target.span, "persistent variables must be numeric, string or set")
+        if name in self.persistent and kind not in (NUMERIC, STRING, SET):
+            raise self.error(target.span, "persistent variables must be numeric, string or set")
+        if known is not None and known != kind:
+            if name in self.assign_kinds:
+                raise self.error(
+                    target.span,
+                    f"variable '{name}' is {self.noun(kind)} in the query but --assign gives "
+                    f"{'a number' if known == NUMERIC else 'a string'}",
+                )
+            if {known, kind} == {SET, PIECE}:
+                raise self.error(
+                    target.span,
+                    f"variable '{name}' is {KIND_WORD[known]}; cannot make it {KIND_WORD[kind]}",
+                )
+            raise self.error(
+                target.span,
+                f"variable '{name}' is {self.noun(known)}; cannot assign {TYPE_NOUN[kind]}",
+            )
+        self.kinds[name] = kind
+        self.types[id(target)] = kind
+        return self.typed(replace(node, value=value), LOGICAL)
+
+    def noun(self, kind: str) -> str:
+        return {
+            NUMERIC: "numeric",
+            SET: "a set variable",
+            PIECE: "a piece variable",
+            STRING: "a string",
+            POSITION: "a position",
+        }.get(kind, kind)
+
+    def _reads_persistent(self, node: ast.Node) -> set[str]:
+        return {n.name for n in ast.walk([node]) if isinstance(n, ast.Var) and n.name in self.persistent}
+
+    def assign_subscript(self, node: ast.Assign, target: ast.Subscript) -> tuple[ast.Node, str]:
+        if not isinstance(target.target, ast.Var):
+            raise self.error(target.span, "subscript assignment requires a string variable")
+        name = target.target.name
+        kind = self.lookup(name)
+        if kind is None:
+            raise self.error(target.target.span, f"variable '{name}' used before assignment")
+        if kind != STRING:
+            raise self.error(target.span, "subscript requires a string")
+        if node.op != "=":
+            raise self.error(node.span, f"operator '{node.op}' cannot assign to a subscript")
+        new_target, _ = self.visit(target)
+        value, vt = self.visit(node.value)
+        self.need(value, vt, (STRING,), "subscript assignment")
+        return self.typed(replace(node, target=new_target, value=value), LOGICAL)

@@ -1,0 +1,270 @@
+"""Compiling the filters that visit other positions or loop: find, echo, line, square
+and piece (docs/reference/cql.md#filters)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+
+from esochess.cqlvars import ast, fusion, rays
+from esochess.cqlvars.closures import Fn, Test
+from esochess.cqlvars.compile_base import CompilerBase
+from esochess.cqlvars.model import Ctx
+from esochess.cqlvars.qtypes import NUMERIC
+
+
+class SearchFilters(CompilerBase):
+    """Compiling the filters that visit other positions or loop: find, echo, line, square"""
+
+    # navigation --------------------------------------------------------------------
+    def c_Find(self, node: ast.Find) -> Fn:
+        """`find`: first matching position forward (or backward), or a count."""
+        body = self.test(node.body)
+        backward, all_, low, high = node.backward, node.all, node.low, node.high
+        span = node.span
+
+        def candidates(ctx: Ctx) -> range | list[int]:
+            if backward:
+                out = []
+                p = ctx.pos
+                while p >= 0:
+                    out.append(p)
+                    p = ctx.game.parents[p]
+                return out
+            return range(ctx.pos, ctx.game.subtree_end[ctx.pos])
+
+        def find(ctx: Ctx) -> int | None:
+            saved = ctx.pos
+            n = 0
+            places = candidates(ctx)
+            ctx.spend(len(places), span)
+            try:
+                for q in places:
+                    ctx.pos = q
+                    if body(ctx):
+                        if not all_ and low is None:
+                            return q
+                        n += 1
+            finally:
+                ctx.pos = saved
+            if all_:
+                return n if n >= 1 else None
+            if low is not None:
+                return n if low <= n <= (high if high is not None else n) else None
+            return None
+
+        return find
+
+    def c_Echo(self, node: ast.Echo) -> Fn:
+        """`echo (s t)`: the body at every other position t, s bound to here."""
+        src, tgt = self.slots.slot(node.source), self.slots.slot(node.target)
+        numeric = self.type_of(node.body) == NUMERIC and self.type_of(node) == NUMERIC
+        body = self.value(node.body) if numeric else self.test(node.body)
+        in_all = node.in_all
+        span = node.span
+
+        def echo(ctx: Ctx) -> Any:
+            saved = ctx.pos
+            best: int | None = None
+            hit = False
+            ctx.spend(len(ctx.game), span)
+            try:
+                for t in range(len(ctx.game)):
+                    if t == saved and not in_all:
+                        continue
+                    ctx.slots[src], ctx.slots[tgt] = saved, t
+                    ctx.pos = t
+                    v = body(ctx)
+                    if numeric:
+                        if v is not None:
+                            best = v if best is None else max(best, v)
+                    elif v:
+                        hit = True
+            finally:
+                ctx.pos = saved
+                ctx.slots[src] = ctx.slots[tgt] = None
+            if numeric:
+                return best
+            return True if hit else None
+
+        return echo
+
+    def c_Line(self, node: ast.Line) -> Fn:
+        """`line`: constituents matched along paths of consecutive positions (memoised)."""
+        compiled = [self._line_item(i) for i in node.items]
+        backward = node.backward
+        if all(item[2] is None and item[3] == item[4] == 1 for item in compiled):
+            return self._plain_line([item[1] for item in compiled], backward)
+
+        def line(ctx: Ctx) -> int | None:
+            saved = ctx.pos
+            memo: dict[tuple[int, int], bool] = {}
+            game = ctx.game
+
+            def nexts(p: int) -> list[int | None]:
+                if backward:
+                    parent = game.parents[p]
+                    return [parent if parent >= 0 else None]
+                kids: list[int | None] = list(game.children[p])
+                return kids or [None]
+
+            def single(key: int, t: Test, p: int) -> bool:
+                k = (key, p)
+                if k not in memo:
+                    ctx.pos = p
+                    memo[k] = t(ctx)
+                return memo[k]
+
+            def seq_ends(items: list[Any], states: set[tuple[int | None, int]]) -> set[tuple[int | None, int]]:
+                for item in items:
+                    states = item_ends(item, states)
+                    if not states:
+                        break
+                return states
+
+            def once(item: Any, states: set[tuple[int | None, int]]) -> set[tuple[int | None, int]]:
+                out: set[tuple[int | None, int]] = set()
+                key, t, group = item[0], item[1], item[2]
+                for p, n in states:
+                    if p is None:
+                        continue
+                    if group is not None:
+                        for q, m in seq_ends(group, {(p, 0)}):
+                            if m > 0:
+                                out.add((q, n + m))
+                    elif single(key, t, p):
+                        for q in nexts(p):
+                            out.add((q, n + 1))
+                return out
+
+            def item_ends(item: Any, states: set[tuple[int | None, int]]) -> set[tuple[int | None, int]]:
+                low, high = item[3], item[4]
+                results: set[tuple[int | None, int]] = set()
+                frontier = states
+                k = 0
+                seen: set[tuple[int | None, int]] = set()
+                while frontier:
+                    if k >= low:
+                        results |= frontier
+                    if high is not None and k >= high:
+                        break
+                    frontier = once(item, frontier) - seen
+                    seen |= frontier
+                    k += 1
+                return results
+
+            try:
+                ends = seq_ends(compiled, {(saved, 0)})
+            finally:
+                ctx.pos = saved
+            best = max((n for _, n in ends), default=0)
+            return best if best >= 1 else None
+
+        return line
+
+    @staticmethod
+    def _plain_line(tests: list[Test], backward: bool) -> Fn:
+        """`line` whose constituents are all single filters without repetition.
+
+        Every match then consumes exactly len(tests) positions, and in a tree each
+        (constituent, position) pair lies on one path only, so a depth-first walk (children
+        in PGN order, as docs/reference/cql.md#line explores) evaluates each at most once with no
+        memo.
+        """
+        last = len(tests) - 1
+
+        def line(ctx: Ctx) -> int | None:
+            saved = ctx.pos
+            game = ctx.game
+            found = False
+            stack = [(saved, 0)]
+            try:
+                while stack:
+                    p, i = stack.pop()
+                    ctx.pos = p
+                    if not tests[i](ctx):
+                        continue
+                    if i == last:
+                        found = True
+                    elif backward:
+                        if game.parents[p] >= 0:
+                            stack.append((game.parents[p], i + 1))
+                    else:
+                        stack.extend((q, i + 1) for q in reversed(game.children[p]))
+            finally:
+                ctx.pos = saved
+            return last + 1 if found else None
+
+        return line
+
+    def _line_item(self, item: ast.LineItem) -> tuple[Any, ...]:
+        if item.group is not None:
+            return (id(item), None, [self._line_item(i) for i in item.group], item.low, item.high)
+        assert item.filter is not None
+        return (id(item), self.test(item.filter), None, item.low, item.high)
+
+    def c_Iterate(self, node: ast.Iterate) -> Fn:
+        """`square`/`piece` iteration over a set, binding a scoped variable."""
+        fused = fusion.plan(node)
+        if fused is not None:
+            return self._fused(fused, node.span)
+        domain = self.value(node.domain)
+        slot = self.slots.slot(node.var)
+        body = self.test(node.body)
+        is_piece, all_ = node.kind == "piece", node.all
+        span = node.span
+        if is_piece:
+            self.uses_piece_ids = True
+
+        def iterate(ctx: Ctx) -> Any:
+            mask = domain(ctx)
+            if mask is None:
+                return None
+            result = 0
+            try:
+                if is_piece:
+                    ids = ctx.game.piece_ids(ctx.pos)
+                    items = [(sq, ids[sq]) for sq in chess.scan_forward(mask) if sq in ids]
+                else:
+                    items = [(sq, chess.BB_SQUARES[sq]) for sq in chess.scan_forward(mask)]
+                ctx.spend(len(items), span)
+                for sq, binding in items:
+                    ctx.slots[slot] = binding
+                    if body(ctx):
+                        result |= chess.BB_SQUARES[sq]
+                    elif all_:
+                        return None
+            finally:
+                ctx.slots[slot] = None
+            return True if all_ else result
+
+        return iterate
+
+    def _fused(self, plan: fusion.RayPlan, span: ast.Span) -> Fn:
+        """Loops over ray arguments as one `rays.ray_members` call (fusion.py)."""
+        loops = {loop.index: loop for loop in plan.loops}
+        args: list[tuple[Fn, bool]] = []
+        for i, arg in enumerate(plan.ray.args):
+            loop = loops.get(i)
+            if loop is None:
+                args.append((self.value(arg), False))
+            else:
+                args.append((self.value(loop.domain), loop.piece))
+        outer = plan.loops[-1].index
+        directions, result = plan.ray.directions, plan.result
+
+        def fused(ctx: Ctx) -> int | None:
+            if args[outer][0](ctx) is None:
+                return None  # the outermost loop has no domain
+            occupied = ctx.board().occupied
+            masks: list[int] = []
+            for f, piece in args:
+                mask = f(ctx)
+                if mask is None:
+                    return 0  # an inner loop without a domain matches nowhere
+                masks.append(mask & occupied if piece else mask)
+            ctx.spend(chess.popcount(masks[outer]), span)
+            return rays.ray_members(occupied, directions, masks, result)
+
+        return fused

@@ -1,0 +1,109 @@
+"""CQL 6.2 notations and the later filters of issue 19, end to end through `cql`:
+arrows, Unicode symbols, xray, type/colortype/typename, sqrt, tree navigation,
+reversecolor and rotate45."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cql_helpers import F, position, run_cql
+
+# White: Ke1, Qd1, Ra1; Black: Ke8, Nd5, Rd8. The queen x-rays the knight to the rook.
+XRAY = position("3rk3/8/8/3n4/8/8/8/R2QK3 w - - 0 1")
+
+
+def _message(tmp_path: Path, expr: str, pgn: str, guard: str = "") -> str:
+    run = run_cql(tmp_path, f"cql() {guard} message ({expr}) false", pgn, args=("--variations",))
+    assert run.code == 0, run.err
+    return run.out.splitlines()[0]
+
+
+@pytest.mark.parametrize(("query", "matched"), [
+    ("cql() e2--e4", 1),                # the move played from here
+    ("cql() P--e4", 1),
+    ("cql() N--.", 0),
+    ("cql() [Aa][x]a", 1),              # 3. Qxg6+ and 3... hxg6 capture
+    ("cql() Q[x]p", 1),
+    ("cql() Q[x]r", 0),
+    ("cql() Q->k", 1),                  # Qh5+ and Qxg6+ give check
+    ("cql() k<-Q", 1),
+    ("cql() ♕→♚", 1),
+    ("cql() ♙――e4", 1),
+    ("cql() ♕×♟", 1),
+    ("cql() ✵ {♕h5 ∪ ♕g6}", 1),
+    ("cql() ⬓ ♛h4", 1),                # flipcolor: mirrored, a White queen on h5
+    ("cql() ply ≤ 1 ply ≥ 1 ply ≠ 0", 1),
+    ("cql() ∙ : ply == 3", 1),
+    ("cql() #(◭ ∩ ▦) == 32 initial", 1),
+])  # fmt: skip
+def test_arrows_and_unicode(tmp_path: Path, query: str, matched: int) -> None:
+    run = run_cql(tmp_path, query, F["F2"].split("\n\n")[0] + "\n")
+    assert run.code == 0, run.err
+    assert run.stats[1] == matched
+
+
+def test_arrow_values_and_errors(tmp_path: Path) -> None:
+    assert _message(tmp_path, "e2--e4", "1. e4 *\n") == "e4"  # the destination squares
+    assert _message(tmp_path, "A[x]a", "1. e4 d5 2. exd5 *\n", "A[x]a") == "d5"  # the captured
+    bad = run_cql(tmp_path, "cql() P -- 3", "1. e4 *\n")
+    assert bad.code == 2 and "requires set" in bad.err
+    path = run_cql(tmp_path, "cql() ⊢ check", "1. e4 *\n")
+    assert path.code == 2 and "filter 'path' is not supported" in path.err and ":1:7:" in path.err
+
+
+def test_xray(tmp_path: Path) -> None:
+    assert _message(tmp_path, "xray (Q n r)", XRAY) == "d1"
+    assert _message(tmp_path, "xray (A n k)", XRAY) == "[]"   # the king is not behind the knight
+    assert _message(tmp_path, "xray (R a)", XRAY) == "[]"     # the rook's first piece is the queen
+    assert _message(tmp_path, "xray (R Q K)", XRAY) == "a1"
+    bad = run_cql(tmp_path, "cql() xray (Q)", XRAY)
+    assert bad.code == 2 and "'xray' takes 2 or more arguments, not 1" in bad.err
+
+
+def test_piece_types(tmp_path: Path) -> None:
+    assert _message(tmp_path, 'str(type d1 " " colortype d8 " " colortype e4 " " typename d5)',
+                    XRAY) == "5 -4 0 knight"
+    assert run_cql(tmp_path, "cql() type e4", XRAY).stats[1] == 0  # empty: no value
+    assert run_cql(tmp_path, "cql() type A", XRAY).stats[1] == 0   # not one square
+    assert _message(tmp_path, "str(sqrt 17 \" \" sqrt 16)", XRAY) == "4 4"
+
+
+def test_tree_navigation(tmp_path: Path) -> None:
+    # Position ids: 0 start, 1 f3, 2 e5, 3 g4, 4 Qh4# | variation: 5 Nc3, 6 Qh4+, 7 g3.
+    args = ("--variations",)
+    run = run_cql(tmp_path, 'cql() depth > 0 message (positionid " " depth) false', F["F8"],
+                  args=args)
+    assert run.out.splitlines()[:3] == ["5 1", "6 1", "7 1"]
+    assert _message(tmp_path, 'child : positionid " " child (1) : positionid', F["F8"],
+                    "positionid == 2") == "3 5"
+    run = run_cql(tmp_path, "cql() positionid == 0 child (1)", F["F8"], args=args)
+    assert run.stats[1] == 0  # only one continuation: no value
+    query = (
+        "cql() if positionid == 4 then X = currentposition else true\n"
+        "positionid == 7\n"
+        'message ("d " distance (X currentposition) " a " lca (X currentposition) : positionid)'
+        "\nfalse"
+    )
+    run = run_cql(tmp_path, query, F["F8"], args=args)
+    assert run.out.splitlines()[0] == "d 5 a 2"
+    run = run_cql(
+        tmp_path,
+        "cql() terminal ancestor (initialposition currentposition) "
+        "not descendant (initialposition currentposition) "
+        "descendant (currentposition parent) not ancestor (currentposition parent)",
+        F["F8"], args=args,
+    )
+    assert run.stats[1] == 1
+
+
+def test_reversecolor_and_rotate45(tmp_path: Path) -> None:
+    kf1 = position("8/8/8/8/8/8/8/4kK2 w - - 0 1")
+    assert run_cql(tmp_path, "cql() reversecolor wtm", kf1).stats[1] == 0  # only the reversed
+    assert run_cql(tmp_path, "cql() reversecolor btm", kf1).stats[1] == 1
+    assert run_cql(tmp_path, "cql() reversecolor k[f8]", kf1).stats[1] == 1
+    # Directions turn by 45 degrees: a king on f1 has squares up, left, right, northeast
+    # and northwest of it on the board, so 5 of the 8 turns of `up 1 K` are non-empty.
+    assert _message(tmp_path, "rotate45 count up 1 K", kf1) == "5"
+    bad = run_cql(tmp_path, "cql() rotate45 Kf1", kf1)
+    assert bad.code == 2 and "may not name squares" in bad.err
