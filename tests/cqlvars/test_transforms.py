@@ -139,3 +139,27 @@ def test_shifts_of_symmetries_include_the_symmetries(outer: str, inner: str) -> 
     composed = _matching_positions(f"cql() {outer} {inner} {{ Kg1 }}", GAMES)
     assert _matching_positions(f"cql() {inner} {{ Kg1 }}", GAMES) <= composed
     assert _matching_positions(f"cql() {outer} {{ Kg1 }}", GAMES) <= composed
+
+
+#: Filters that name no square, so `rotate45` may turn them.
+UNNAMED = ["{ up 1 K }", "{ ray diagonal (B k) }", "{ Q attacks k }", "{ wtm check }",
+           "{ horizontal 2 P & p }"]  # fmt: skip
+
+
+@settings(deadline=None, max_examples=20)
+@given(st.sampled_from([*TRANSFORMS, "rotate45"]),
+       st.sampled_from([*TRANSFORMS, "rotate45", "reversecolor"]), st.sampled_from(UNNAMED))
+def test_rotate45_and_reversecolor_compose_like_the_others(outer: str, inner: str,
+                                                           body: str) -> None:
+    composed = _matching_positions(f"cql() {outer} {inner} {body}", GAMES)
+    assert _matching_positions(f"cql() {inner} {body}", GAMES) <= composed
+
+
+def test_rotate45_turns_directions_and_reversecolor_drops_the_identity() -> None:
+    assert group("rotate45", 0)[0][0](2, 5) == (2, 5) and len(group("rotate45", 0)) == 8
+    assert [swap for _, swap in group("reversecolor", 0)] == [True]
+    ups = variants("rotate45 up 1 K")
+    assert [v.directions for v in ups if isinstance(v, ast.Direction)] == [
+        (d,) for d in ("up", "northeast", "right", "southeast", "down", "southwest", "left",
+                       "northwest")
+    ]

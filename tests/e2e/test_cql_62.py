@@ -107,3 +107,38 @@ def test_reversecolor_and_rotate45(tmp_path: Path) -> None:
     assert _message(tmp_path, "rotate45 count up 1 K", kf1) == "5"
     bad = run_cql(tmp_path, "cql() rotate45 Kf1", kf1)
     assert bad.code == 2 and "may not name squares" in bad.err
+
+
+def test_alwayscomment_keeps_comments_of_failed_filters(tmp_path: Path) -> None:
+    query = 'cql() { comment ("seen") check } mate'
+    plain = run_cql(tmp_path, query, F["F1"])
+    assert plain.movetexts[0].count("seen") == 1  # only at the mate, where all matched
+    always = run_cql(tmp_path, query, F["F1"], args=("--alwayscomment",))
+    assert always.movetexts[0].count("seen") == 5  # every position, the game still matched
+    assert run_cql(tmp_path, "cql() comment (\"x\") false", F["F1"],
+                   args=("--alwayscomment",)).stats[1] == 0
+
+
+def test_move_primary_and_secondary(tmp_path: Path) -> None:
+    # F8: 1. f3 e5 2. g4 (2. Nc3 Qh4+ 3. g3) 2... Qh4#; the variation starts with 2. Nc3.
+    args = ("--variations",)
+    assert run_cql(tmp_path, "cql() move primary from N", F["F8"], args=args).stats[1] == 0
+    assert run_cql(tmp_path, "cql() move secondary from N", F["F8"], args=args).stats[1] == 1
+    run = run_cql(tmp_path, "cql() move previous secondary message (positionid) false", F["F8"],
+                  args=args)
+    assert run.out.splitlines()[0] == "5"
+    bad = run_cql(tmp_path, "cql() move legal primary", F["F8"])
+    assert bad.code == 2 and "'move primary' applies to the moves of the game" in bad.err
+
+
+def _white(game: str) -> str:
+    return next(line[8:-2] for line in game.splitlines() if line.startswith("[White "))
+
+
+def test_string_sort(tmp_path: Path) -> None:
+    games = '[White "Zed"]\n\n1. e4 *\n\n[White "Abe"]\n\n1. d4 *\n\n[White "Max"]\n\n1. c4 *\n'
+    up = run_cql(tmp_path, 'cql() initial sort min "name" player white', games)
+    assert [_white(g) for g in up.games] == ["Abe", "Max", "Zed"]
+    assert "{ name: Abe CQL }" in up.movetexts[0]
+    down = run_cql(tmp_path, 'cql() initial sort "name" player white', games)
+    assert [_white(g) for g in down.games] == ["Zed", "Max", "Abe"]

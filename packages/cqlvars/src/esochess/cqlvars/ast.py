@@ -98,6 +98,7 @@ class Move(Node):
     null: bool = False
     count: bool = False
     first: str | None = None
+    branch: str | None = None  # "primary" (main continuations) or "secondary" (variations)
 
 
 @dataclass(frozen=True)

@@ -296,10 +296,10 @@ class _Checker(AssignChecks, CallChecks):
             where = self.no_sort[-1] if self.no_sort else "a function body"
             raise self.error(node.span, f"'sort' may not appear inside {where}")
         body, t = self.visit(node.body)
-        self.need(body, t, (NUMERIC,), "'sort'")
+        self.need(body, t, (NUMERIC, STRING), "'sort'")
         new = replace(node, body=body)
         self.sorts.append(new)
-        return self.typed(new, NUMERIC)
+        return self.typed(new, t)
 
     def visit_Emit(self, node: ast.Emit) -> tuple[ast.Node, str]:
         args: list[ast.Node] = []

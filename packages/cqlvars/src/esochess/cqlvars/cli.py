@@ -92,6 +92,8 @@ def _check_inputs(paths: list[str]) -> None:
 )
 @click.option("--quiet", is_flag=True, help="Suppress the automatic match comment.")
 @click.option("--silent", is_flag=True, help="Suppress every comment cql adds.")
+@click.option("--alwayscomment", is_flag=True,
+              help="Keep comments even where the filter that made them did not match.")
 @click.option("--variations", is_flag=True, help="Positions inside variations are in scope.")
 @click.option("--limit", type=int, default=None, help="Stop after the first N matching games.")
 @click.option("-a", "--assign", "assigns", multiple=True, help="Pre-bind NAME=VALUE.")
@@ -108,6 +110,7 @@ def main(
     worker_wait: float,
     quiet: bool,
     silent: bool,
+    alwayscomment: bool,
     variations: bool,
     limit: int | None,
     assigns: tuple[str, ...],
@@ -115,7 +118,7 @@ def main(
     """Entry point of the `cql` console script."""
     try:
         _main(query, pgn, output, gamenumber, matchcount, jobs, quiet, silent, variations,
-              limit, assigns, progress, scheduler, worker_wait)  # fmt: skip
+              limit, assigns, progress, scheduler, worker_wait, alwayscomment)  # fmt: skip
     except distributed.DistributedError as exc:
         click.echo(f"cql: error: {exc.message}", err=True)
         sys.exit(exc.exit_code)
@@ -146,6 +149,7 @@ def _main(
     progress: bool = False,
     scheduler: str | None = None,
     worker_wait: float = distributed.WORKER_WAIT,
+    alwayscomment: bool = False,
 ) -> None:
     started = time.monotonic()
     if jobs is not None and jobs < 1:
@@ -170,7 +174,8 @@ def _main(
         sys.exit(2)
     game_range = parse_range(gamenumber, "--gamenumber") if gamenumber else None
     count_range = parse_range(matchcount, "--matchcount") if matchcount else None
-    options = RunOptions(quiet=quiet, silent=silent, variations=variations, matchcount=count_range)
+    options = RunOptions(quiet=quiet, silent=silent, variations=variations, matchcount=count_range,
+                         alwayscomment=alwayscomment)
     try:
         compiled = compile_query(query, source, assignments, options)
     except SourceError as err:

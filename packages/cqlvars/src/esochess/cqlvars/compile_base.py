@@ -53,8 +53,11 @@ class CompilerBase:
     """The state and entry points every part of the compiler shares; `value` dispatches
     to the `c_<Node>` method of the node's class (defined by the subclasses)."""
 
-    def __init__(self, checked: CheckedQuery, path: str, source: str):
+    def __init__(self, checked: CheckedQuery, path: str, source: str,
+                 always_comment: bool = False):
         self.checked = checked
+        #: `--alwayscomment`: comments survive the failure of the filter that made them.
+        self.always_comment = always_comment
         self.path = path
         self.source = source
         self.slots = Slots()
@@ -107,12 +110,14 @@ class CompilerBase:
             # generated.
             is_set = self.type_of(node) in (SET, PIECE)
             inner = f
+            keep = self.always_comment
 
             def checkpoint(ctx: Ctx) -> Any:
                 mark, smark = len(ctx.comments), len(ctx.sorts)
                 v = inner(ctx)
                 if v is None or (is_set and not v):
-                    del ctx.comments[mark:]
+                    if not keep:
+                        del ctx.comments[mark:]
                     del ctx.sorts[smark:]
                 return v
 

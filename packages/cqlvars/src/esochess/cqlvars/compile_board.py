@@ -22,15 +22,22 @@ class BoardFilters(CompilerBase):
         capture = self.value(node.capture) if node.capture is not None else None
         promote = node.promote.pieces if isinstance(node.promote, ast.Designator) else None
         enpassant, castle, null, count = node.enpassant, node.castle, node.null, node.count
-        mode, first = node.mode, node.first
+        mode, first, branch = node.mode, node.first, node.branch
 
         def candidates(ctx: Ctx) -> tuple[int, list[chess.Move]] | None:
             game = ctx.game
             if mode == "played":
-                return ctx.pos, [game.moves[c] for c in game.children[ctx.pos]]  # type: ignore[misc]
+                kids = game.children[ctx.pos]
+                if branch is not None:
+                    kids = kids[:1] if branch == "primary" else kids[1:]
+                return ctx.pos, [game.moves[c] for c in kids]  # type: ignore[misc]
             if mode == "previous":
                 if ctx.pos == 0:
                     return None
+                if branch is not None:
+                    main = game.children[game.parents[ctx.pos]][0] == ctx.pos
+                    if main != (branch == "primary"):
+                        return None
                 return game.parents[ctx.pos], [game.moves[ctx.pos]]  # type: ignore[list-item]
             board = ctx.board()
             moves = board.legal_moves if mode == "legal" else board.pseudo_legal_moves

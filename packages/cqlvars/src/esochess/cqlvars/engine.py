@@ -57,6 +57,8 @@ class RunOptions:
     silent: bool = False
     variations: bool = False
     matchcount: tuple[int, int | None] | None = None
+    #: Comments are kept even where the filter that made them, or the body, failed.
+    alwayscomment: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ def compile_query(
         query = parse_query(text, path)
         checked = check_query(query, path, text, assignments)
         body = expand_body(checked.body, checked.types)
-        compiler = Compiler(checked, path, text)
+        compiler = Compiler(checked, path, text, always_comment=options.alwayscomment)
         tester = compiler.body(body)
     except RecursionError:
         # Every stage after the LALR parse recurses over the tree.
@@ -242,6 +244,18 @@ def _tag_only(node: ast.Node) -> bool:
             for n in (node.left, node.right)
         )
     return False
+
+
+def _sort_key(value: int | str, minimum: bool) -> Any:
+    """The ascending key of a sort value: numbers and strings (docs/reference/cql.md#sort),
+    largest first unless `sort min`."""
+    if minimum:
+        return value
+    if isinstance(value, str):
+        # Descending order of strings: negated code points, ended by 0 so that a string
+        # comes after its own extensions ("abc" before "ab").
+        return (*(-ord(ch) for ch in value), 0)
+    return -value
 
 
 def _tags_filter(node: ast.Node) -> bool:
@@ -331,9 +345,10 @@ def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameO
         slots[slot] = value
     ctx = Ctx(model, item.number, slots, state.persistent)
     body = compiled.body
+    keep_comments = compiled.options.alwayscomment
     matched: list[int] = []
     user_comments: dict[int, list[str]] = {}
-    sort_values: dict[int, int] = {}
+    sort_values: dict[int, Any] = {}
     sorts = compiled.checked.sorts
     try:
         for pos in range(len(model)):
@@ -350,6 +365,9 @@ def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameO
                         sort_values[index] = min(old, value)
                     else:
                         sort_values[index] = max(old, value)
+            elif ctx.comments and keep_comments:
+                for where, text in ctx.comments:
+                    user_comments.setdefault(where, []).append(text)
             if ctx.comments:
                 ctx.comments.clear()
             if ctx.sorts:
@@ -376,7 +394,7 @@ def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameO
         sort_value = sort_values.get(index)
         if sort_value is not None:
             header_comments.append(f"{sort.doc}: {sort_value}")
-            key.append((0, sort_value if sort.minimum else -sort_value))
+            key.append((0, _sort_key(sort_value, sort.minimum)))
         else:
             key.append((1, 0))
     key.append(item.number)

@@ -164,10 +164,13 @@ class Compiler(BoardFilters, SearchFilters, EffectFilters):
         if op == "not":
             t = self.test(node.operand)
 
+            keep = self.always_comment
+
             def negate(ctx: Ctx) -> bool | None:
                 mark, smark = len(ctx.comments), len(ctx.sorts)
                 ok = t(ctx)
-                del ctx.comments[mark:]
+                if not keep:
+                    del ctx.comments[mark:]
                 del ctx.sorts[smark:]
                 return None if ok else True
 

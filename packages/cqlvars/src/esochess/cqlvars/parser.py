@@ -199,11 +199,13 @@ class _Builder(Transformer[Token, Any]):
             key = "castle" if word in ("o-o", "o-o-o", "castle") else word
             if key in ("previous", "legal", "pseudolegal"):
                 key = "mode"
+            if key in ("primary", "secondary"):
+                key = "branch"
             if key in seen:
                 raise self.error(span_of(tok), f"'move' parameter '{word}' given twice")
             seen.add(key)
-            if key == "mode":
-                fields["mode"] = word
+            if key in ("mode", "branch"):
+                fields[key] = word
             elif word in ("from", "to", "capture", "promote"):
                 fields["from_" if word == "from" else word] = arg
                 if word != "promote" and "first" not in fields:
@@ -212,6 +214,9 @@ class _Builder(Transformer[Token, Any]):
                 fields["castle"] = word
             else:
                 fields[word] = True
+        if "branch" in fields and fields["mode"] in ("legal", "pseudolegal"):
+            raise self.error(span_of(c[0]), f"'move {fields['branch']}' applies to the moves of "
+                             f"the game, not to '{fields['mode']}' moves")
         return ast.Move(span_of(c[0]), **fields)
 
     def pin_param(self, c: list[Any]) -> tuple[Token, ast.Node]:
