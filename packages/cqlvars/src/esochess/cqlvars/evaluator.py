@@ -281,20 +281,14 @@ class Compiler(BoardFilters, SearchFilters, EffectFilters):
         lconv = chess.popcount if lset else None
         rconv = chess.popcount if rset else None
 
-        def compare(ctx: Ctx) -> int | None:
-            a = left(ctx)
-            if a is None:
-                return None
-            b = right(ctx)
-            if b is None:
-                return None
+        def compare(a: Any, b: Any) -> int | None:
             if lconv is not None:
                 a = lconv(a)
             if rconv is not None:
                 b = rconv(b)
             return a if rel(a, b) else None
 
-        return compare
+        return both(left, right, compare)
 
     def regex(self, node: ast.Binary, left: Fn, right: Fn) -> Fn:
         """`S ~~ re`: an RE2 search (regexes.py); its groups become the capture references.
