@@ -142,3 +142,31 @@ def test_string_sort(tmp_path: Path) -> None:
     assert "{ name: Abe CQL }" in up.movetexts[0]
     down = run_cql(tmp_path, 'cql() initial sort "name" player white', games)
     assert [_white(g) for g in down.games] == ["Zed", "Max", "Abe"]
+
+
+@pytest.mark.parametrize(("expr", "pgn", "expected"), [
+    ("(line lastposition --> true{3}) : ply", "F3", "2"),      # the last position consumed
+    ("(line singlecolor lastposition --> true{3}) : ply", "F3", "4"),  # every other ply
+    ("line 3 --> true*", "F3", "3"),                            # only matches of length 3
+    ("line 2 4 --> true*", "F3", "4"),
+    ("line firstmatch --> true+", "F3", "1"),                   # the shortest match
+    ("line --> true+", "F8", "6"),                              # through the variation
+    ("line primary --> true+", "F8", "5"),                      # main continuations only
+    ("line secondary --> true+", "F8", "6"),                    # must enter a variation
+])  # fmt: skip
+def test_line_parameters(tmp_path: Path, expr: str, pgn: str, expected: str) -> None:
+    assert _message(tmp_path, expr, F[pgn], "initial") == expected
+
+
+def test_line_nestban_and_errors(tmp_path: Path) -> None:
+    run = run_cql(tmp_path, "cql() line nestban --> true{2} message (positionid) false",
+                  F["F3"])
+    assert run.out.splitlines()[:5] == ["0", "2", "4", "6", "8"]
+    plain = run_cql(tmp_path, "cql() line --> true{2} message (positionid) false", F["F3"])
+    assert plain.out.splitlines()[:3] == ["0", "1", "2"]
+    secondary = run_cql(tmp_path, "cql() initial line secondary --> true+", F["F3"])
+    assert secondary.stats[1] == 0  # no variation to enter
+    bad = run_cql(tmp_path, "cql() line 4 2 --> check", F["F3"])
+    assert bad.code == 2 and "ascending" in bad.err
+    both = run_cql(tmp_path, "cql() line primary secondary --> check", F["F3"])
+    assert both.code == 2 and "not both" in both.err

@@ -225,6 +225,11 @@ class Line(Node):
 
     backward: bool
     items: tuple[LineItem, ...]
+    #: `firstmatch`, `lastposition`, `singlecolor`, `nestban`, `primary`, `secondary`.
+    params: frozenset[str] = frozenset()
+    #: `line LO [HI] --> ...`: the match must consume LO..HI positions.
+    low: int | None = None
+    high: int | None = None
 
 
 @dataclass(frozen=True)

@@ -247,7 +247,8 @@ class _Checker(AssignChecks, CallChecks):
         self.no_sort.append("a line constituent")
         items = tuple(self.line_item(item) for item in node.items)
         self.no_sort.pop()
-        return self.typed(replace(node, items=items), NUMERIC)
+        kind = POSITION if "lastposition" in node.params else NUMERIC
+        return self.typed(replace(node, items=items), kind)
 
     def line_item(self, item: ast.LineItem) -> ast.LineItem:
         if item.group is not None:

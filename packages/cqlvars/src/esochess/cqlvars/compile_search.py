@@ -93,21 +93,45 @@ class SearchFilters(CompilerBase):
     def c_Line(self, node: ast.Line) -> Fn:
         """`line`: constituents matched along paths of consecutive positions (memoised)."""
         compiled = [self._line_item(i) for i in node.items]
-        backward = node.backward
-        if all(item[2] is None and item[3] == item[4] == 1 for item in compiled):
+        backward, params = node.backward, node.params
+        plain = not params and node.low is None
+        if plain and all(item[2] is None and item[3] == item[4] == 1 for item in compiled):
             return self._plain_line([item[1] for item in compiled], backward)
+        first_only, need_off = "primary" in params, "secondary" in params
+        double, nestban = "singlecolor" in params, "nestban" in params
+        lastposition, firstmatch = "lastposition" in params, "firstmatch" in params
+        low, high = node.low, node.high
+        ban_key = id(node)
+        # A state: (next position or None, positions consumed, last consumed, left the
+        # main continuation).
+        State = tuple[int | None, int, int, bool]
 
         def line(ctx: Ctx) -> int | None:
             saved = ctx.pos
+            if nestban and saved in ctx.line_bans.get(ban_key, ()):
+                return None
             memo: dict[tuple[int, int], bool] = {}
             game = ctx.game
 
-            def nexts(p: int) -> list[int | None]:
+            def step(p: int) -> list[tuple[int | None, bool]]:
                 if backward:
                     parent = game.parents[p]
-                    return [parent if parent >= 0 else None]
-                kids: list[int | None] = list(game.children[p])
-                return kids or [None]
+                    if parent < 0:
+                        return [(None, False)]
+                    main = game.children[parent][0] == p
+                    return [(None, False)] if first_only and not main else [(parent, not main)]
+                kids = game.children[p][:1] if first_only else game.children[p]
+                return [(q, i > 0) for i, q in enumerate(kids)] or [(None, False)]
+
+            def nexts(p: int) -> list[tuple[int | None, bool]]:
+                if not double:
+                    return step(p)
+                # singlecolor: the next position with the same side to move.
+                out: list[tuple[int | None, bool]] = []
+                for q, off in step(p):
+                    out.extend([(None, off)] if q is None else
+                               [(r, off or off2) for r, off2 in step(q)])
+                return out
 
             def single(key: int, t: Test, p: int) -> bool:
                 k = (key, p)
@@ -116,38 +140,38 @@ class SearchFilters(CompilerBase):
                     memo[k] = t(ctx)
                 return memo[k]
 
-            def seq_ends(items: list[Any], states: set[tuple[int | None, int]]) -> set[tuple[int | None, int]]:
+            def seq_ends(items: list[Any], states: set[State]) -> set[State]:
                 for item in items:
                     states = item_ends(item, states)
                     if not states:
                         break
                 return states
 
-            def once(item: Any, states: set[tuple[int | None, int]]) -> set[tuple[int | None, int]]:
-                out: set[tuple[int | None, int]] = set()
+            def once(item: Any, states: set[State]) -> set[State]:
+                out: set[State] = set()
                 key, t, group = item[0], item[1], item[2]
-                for p, n in states:
+                for p, n, last, off in states:
                     if p is None:
                         continue
                     if group is not None:
-                        for q, m in seq_ends(group, {(p, 0)}):
+                        for q, m, end, off2 in seq_ends(group, {(p, 0, last, off)}):
                             if m > 0:
-                                out.add((q, n + m))
+                                out.add((q, n + m, end, off2))
                     elif single(key, t, p):
-                        for q in nexts(p):
-                            out.add((q, n + 1))
+                        for q, o in nexts(p):
+                            out.add((q, n + 1, p, off or o))
                 return out
 
-            def item_ends(item: Any, states: set[tuple[int | None, int]]) -> set[tuple[int | None, int]]:
-                low, high = item[3], item[4]
-                results: set[tuple[int | None, int]] = set()
+            def item_ends(item: Any, states: set[State]) -> set[State]:
+                low_rep, high_rep = item[3], item[4]
+                results: set[State] = set()
                 frontier = states
                 k = 0
-                seen: set[tuple[int | None, int]] = set()
+                seen: set[State] = set()
                 while frontier:
-                    if k >= low:
+                    if k >= low_rep:
                         results |= frontier
-                    if high is not None and k >= high:
+                    if high_rep is not None and k >= high_rep:
                         break
                     frontier = once(item, frontier) - seen
                     seen |= frontier
@@ -155,11 +179,25 @@ class SearchFilters(CompilerBase):
                 return results
 
             try:
-                ends = seq_ends(compiled, {(saved, 0)})
+                ends = seq_ends(compiled, {(saved, 0, -1, False)})
             finally:
                 ctx.pos = saved
-            best = max((n for _, n in ends), default=0)
-            return best if best >= 1 else None
+            matches = [
+                (n, last) for _, n, last, off in ends
+                if n >= 1 and (off or not need_off)
+                and (low is None or n >= low) and (high is None or n <= high)
+            ]  # fmt: skip
+            if not matches:
+                return None
+            # The longest match (firstmatch: the shortest), earliest last position first.
+            n, last = min(matches, key=lambda m: (m[0] if firstmatch else -m[0], m[1]))
+            if nestban:
+                bans = ctx.line_bans.setdefault(ban_key, set())
+                p = last
+                while p != saved and p >= 0:  # the path between the ends is unique
+                    bans.add(p)
+                    p = game.parents[p] if not backward else _child_towards(game, p, saved)
+            return last if lastposition else n
 
         return line
 
@@ -268,3 +306,12 @@ class SearchFilters(CompilerBase):
             return rays.ray_members(occupied, directions, masks, result)
 
         return fused
+
+
+def _child_towards(game: Any, p: int, descendant: int) -> int:
+    """The child of p on the way down to `descendant` (pre-order ids: the child whose
+    subtree holds it)."""
+    for child in game.children[p]:
+        if child <= descendant < game.subtree_end[child]:
+            return int(child)
+    return descendant

@@ -31,7 +31,8 @@ flip flipvertical fliphorizontal rotate90 shift shifthorizontal shiftvertical li
 all echo in min max comment message player white black elo event site date eco
 square piece function persistent isbound isunbound str originalcomment up down
 left right horizontal vertical diagonal orthogonal northeast northwest southeast
-southwest anydirection tag rotate45 reversecolor primary secondary""".split()
+southwest anydirection tag rotate45 reversecolor primary secondary firstmatch lastposition
+singlecolor nestban""".split()
 )
 
 #: The token type of each filter-table keyword (its syntax, see filters.Syntax).
@@ -42,8 +43,7 @@ TIER1_KEYWORDS = SYNTAX_KEYWORDS | frozenset(FILTERS)
 #: CQL words this implementation does not support (a located "not supported" error).
 TIER2_KEYWORDS = frozenset(
     """path focus variation consecutivemoves sidetomove fen
-dictionary readfile writefile local atomic unbind firstmatch lastposition singlecolor
-nestban hhdb""".split()
+dictionary readfile writefile local atomic unbind hhdb""".split()
 )
 
 KEYWORDS = TIER1_KEYWORDS | TIER2_KEYWORDS

@@ -153,6 +153,8 @@ class Ctx:
     messages: list[str] = field(default_factory=list)
     #: Loop iterations (`find`, `echo`, `square`, `piece`) spent on this game so far.
     steps: int = 0
+    #: `line nestban`: per line filter, the positions its earlier matches consumed.
+    line_bans: dict[int, set[int]] = field(default_factory=dict)
 
     def spend(self, steps: int, span: ast.Span) -> None:
         """Count loop iterations; a game that needs more than MAX_STEPS stops the run.

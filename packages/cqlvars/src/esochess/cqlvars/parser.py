@@ -338,7 +338,21 @@ class _Builder(Transformer[Token, Any]):
         for arrow in arrows:
             if str(arrow) != want:
                 raise self.error(span_of(arrow), "a line may not mix '-->' and '<--'")
-        return ast.Line(span_of(c[0]), want == "<--", tuple(item for _, item in pairs))
+        params = [t for t in c[1:] if isinstance(t, Token)]
+        numbers = [int(str(t)) for t in params if t.type == "NUMBER"]
+        if len(numbers) > 2 or (len(numbers) == 2 and numbers[0] > numbers[1]):
+            raise self.error(span_of(c[0]), "'line' takes a range: LO or LO HI, ascending")
+        low = numbers[0] if numbers else None
+        high = numbers[-1] if numbers else None
+        words = frozenset(str(t) for t in params if t.type not in ("NUMBER", "QUIET"))
+        if {"primary", "secondary"} <= words:
+            raise self.error(span_of(c[0]), "'line' takes 'primary' or 'secondary', not both")
+        return ast.Line(span_of(c[0]), want == "<--", tuple(item for _, item in pairs), words,
+                        low, high)
+
+    def line_param(self, c: list[Any]) -> Token:
+        tok: Token = c[0]
+        return tok
 
     def find_param(self, c: list[Any]) -> Token:
         tok: Token = c[0]
