@@ -170,3 +170,52 @@ def test_line_nestban_and_errors(tmp_path: Path) -> None:
     assert bad.code == 2 and "ascending" in bad.err
     both = run_cql(tmp_path, "cql() line primary secondary --> check", F["F3"])
     assert both.code == 2 and "not both" in both.err
+
+
+ECO_GAMES = '[ECO "B01"]\n\n1. e4 d5 *\n\n[ECO "C20"]\n\n1. e4 e5 *\n\n[ECO "B01"]\n\n1. e4 d5 *\n'
+
+
+def test_dictionaries(tmp_path: Path) -> None:
+    query = (
+        "cql() persistent dictionary Openings\n"
+        "initial\n"
+        "if eco in Openings then Openings[eco] += 1 else Openings[eco] = 1\n"
+        "dictionary Moves[\"e4\"] = 0\n"
+        "Moves[\"e4\"] += 1  #Moves == 1  message (Openings[eco] \" \" Moves)\n"
+    )
+    run = run_cql(tmp_path, query, ECO_GAMES)
+    assert run.code == 0, run.err
+    # Per-game dictionaries start empty in each game; persistent ones carry over.
+    assert run.out.splitlines()[:4] == [
+        '1 {"e4": 1}', '1 {"e4": 1}', '2 {"e4": 1}', 'Openings: {"B01": 2, "C20": 1}',
+    ]
+    missing = run_cql(tmp_path, 'cql() dictionary D["a"] = 1  D["b"]', ECO_GAMES)
+    assert missing.stats[1] == 0  # a key never set has no value
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ('cql() D["a"] = 1', "declare a dictionary with 'dictionary D'"),
+    ('cql() dictionary D  D["a"]', "read before any value is assigned"),
+    ('cql() dictionary D["a"] = 1  D["b"] = "x"', "holds numbers, not strings"),
+    ('cql() dictionary D["a"] = "x"  D["a"] -= "y"', "cannot update a string"),
+    ("cql() x = 1  dictionary x", "'x' is already numeric"),
+    ('cql() dictionary D["a"] = 1  D[Key]', "used before assignment"),
+    ('cql() dictionary D["a"] = 1  D[1:2]', "one key"),
+])  # fmt: skip
+def test_dictionary_errors(tmp_path: Path, query: str, message: str) -> None:
+    run = run_cql(tmp_path, query, ECO_GAMES)
+    assert run.code == 2 and message in run.err, run.err
+
+
+def test_find_and_echo_comment_what_they_found(tmp_path: Path) -> None:
+    run = run_cql(tmp_path, "cql() initial find mate", F["F1"])
+    assert run.movetexts == ["{ CQL } 1. f3 e5 2. g4 Qh4# { found } 0-1"]
+    quiet = run_cql(tmp_path, "cql() initial find quiet mate", F["F1"])
+    assert quiet.movetexts == ["{ CQL } 1. f3 e5 2. g4 Qh4# 0-1"]
+    silent = run_cql(tmp_path, "cql() initial find mate", F["F1"], args=("--silent",))
+    assert silent.movetexts == ["1. f3 e5 2. g4 Qh4# 0-1"]
+    # A find that fails where the body is evaluated leaves no comment (smart comments).
+    failed = run_cql(tmp_path, "cql() initial find mate false", F["F1"])
+    assert failed.games == []
+    echo = run_cql(tmp_path, "cql() initial echo (s t) { t : mate }", F["F1"])
+    assert echo.movetexts == ["{ CQL } 1. f3 e5 2. g4 Qh4# { echo target } 0-1"]

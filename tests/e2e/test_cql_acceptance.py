@@ -147,12 +147,18 @@ def test_a18_line(tmp_path: Path) -> None:
 def test_a19_find_position(tmp_path: Path) -> None:
     q = "cql() initial  Spot = find mate  Spot : wtm  (find all check) == 1"
     r = run_cql(tmp_path, q, F["F1"])
-    assert r.movetexts == ["{ CQL } 1. f3 e5 2. g4 Qh4# 0-1"]
+    # `find` marks the position it found (twice here: the mate is also the one check).
+    assert r.movetexts == ["{ CQL } 1. f3 e5 2. g4 Qh4# { found } 0-1"]
+    quiet = q.replace("find", "find quiet")
+    assert run_cql(tmp_path, quiet, F["F1"]).movetexts == ["{ CQL } 1. f3 e5 2. g4 Qh4# 0-1"]
 
 
 def test_a20_echo(tmp_path: Path) -> None:
     assert len(run_cql(tmp_path, "cql(matchcount 4 4) (echo (s t) ply) == 4", F["F1"]).games) == 1
     r = run_cql(tmp_path, "cql() terminal echo (s t) { s & t == .  initial }", F["F10"])
+    # `echo` marks each target where its filter matched.
+    assert r.movetexts == ["{ echo target } 1. Nf3 Nf6 2. Ng1 Ng8 { CQL } *"]
+    r = run_cql(tmp_path, "cql() terminal echo quiet (s t) { s & t == .  initial }", F["F10"])
     assert r.movetexts == ["1. Nf3 Nf6 2. Ng1 Ng8 { CQL } *"]
 
 

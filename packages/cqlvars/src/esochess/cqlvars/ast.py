@@ -177,6 +177,17 @@ class Assign(Node):
 
 
 @dataclass(frozen=True)
+class DictDecl(Node):
+    """`[persistent [quiet]] dictionary NAME` or `dictionary NAME[KEY] = VALUE`."""
+
+    name: str
+    name_span: Span
+    persistent: bool = False
+    quiet: bool = False
+    init: Node | None = None
+
+
+@dataclass(frozen=True)
 class Compound(Node):
     """`{ F1 ... Fn }` — or the query body itself."""
 
@@ -241,6 +252,7 @@ class Find(Node):
     low: int | None
     high: int | None
     body: Node
+    quiet: bool = False  # no automatic "found" comments
 
 
 @dataclass(frozen=True)
@@ -252,6 +264,7 @@ class Echo(Node):
     in_all: bool
     body: Node
     names_span: Span = field(default=Span(0, 0))
+    quiet: bool = False  # no automatic "echo target" comments
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,10 @@ from dataclasses import replace
 
 from esochess.cqlvars import ast
 from esochess.cqlvars.check_base import KIND_WORD, CheckerBase
-from esochess.cqlvars.qtypes import LOGICAL, NUMERIC, PIECE, POSITION, SET, STRING, TYPE_NOUN
+from esochess.cqlvars.qtypes import DICT, LOGICAL, NUMERIC, PIECE, POSITION, SET, STRING, TYPE_NOUN
+
+#: How dictionary errors name the values a dictionary holds.
+VALUE_NOUN = {NUMERIC: "numbers", STRING: "strings"}
 
 
 class AssignChecks(CheckerBase):
@@ -104,6 +107,41 @@ class AssignChecks(CheckerBase):
         self.types[id(target)] = kind
         return self.typed(replace(node, value=value), LOGICAL)
 
+    def visit_DictDecl(self, node: ast.DictDecl) -> tuple[ast.Node, str]:
+        """`[persistent [quiet]] dictionary NAME [[KEY] = VALUE]`."""
+        name = node.name
+        self.check_name(name, node.name_span)
+        known = self.lookup(name)
+        if known is not None and known != DICT:
+            raise self.error(node.name_span, f"'{name}' is already {self.noun(known)}")
+        if node.persistent and known == DICT and name not in self.persistent:
+            raise self.error(node.span, f"the first declaration of '{name}' must say 'persistent'")
+        self.kinds[name] = DICT
+        if node.persistent:
+            self.persistent[name] = self.persistent.get(name, False) or node.quiet
+        init = self.visit(node.init)[0] if node.init is not None else None
+        return self.typed(replace(node, init=init), LOGICAL)
+
+    def assign_entry(self, node: ast.Assign, target: ast.Subscript, name: str) -> tuple[ast.Node, str]:
+        """`D[KEY] OP VALUE` on a dictionary: one key; numbers or strings as values."""
+        if target.is_slice or target.start is None:
+            raise self.error(target.span, f"a dictionary takes one key: {name}[KEY]")
+        key, kt = self.visit(target.start)
+        self.need(key, kt, (STRING, NUMERIC), "a dictionary key")
+        value, vt = self.visit(node.value)
+        self.need(value, vt, (NUMERIC, STRING), "a dictionary value")
+        held = self.dict_values.setdefault(name, vt)
+        if held != vt:
+            raise self.error(node.value.span,
+                             f"dictionary '{name}' holds {VALUE_NOUN[held]}, not {VALUE_NOUN[vt]}")
+        if node.op not in ("=", "+=") and vt != NUMERIC or node.op not in (
+            "=", "+=", "-=", "*=", "/=", "%="
+        ):
+            raise self.error(node.span, f"operator '{node.op}' cannot update a {VALUE_NOUN[vt][:-1]}")
+        var, _ = self.visit(target.target)
+        entry = self.typed(replace(target, target=var, start=key), vt)[0]
+        return self.typed(replace(node, target=entry, value=value), LOGICAL)
+
     def noun(self, kind: str) -> str:
         return {
             NUMERIC: "numeric",
@@ -111,6 +149,7 @@ class AssignChecks(CheckerBase):
             PIECE: "a piece variable",
             STRING: "a string",
             POSITION: "a position",
+            DICT: "a dictionary",
         }.get(kind, kind)
 
     def _reads_persistent(self, node: ast.Node) -> set[str]:
@@ -122,7 +161,13 @@ class AssignChecks(CheckerBase):
         name = target.target.name
         kind = self.lookup(name)
         if kind is None:
-            raise self.error(target.target.span, f"variable '{name}' used before assignment")
+            raise self.error(
+                target.target.span,
+                f"variable '{name}' used before assignment (declare a dictionary with "
+                f"'dictionary {name}')",
+            )
+        if kind == DICT:
+            return self.assign_entry(node, target, name)
         if kind != STRING:
             raise self.error(target.span, "subscript requires a string")
         if node.op != "=":

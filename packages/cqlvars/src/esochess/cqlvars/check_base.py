@@ -90,6 +90,8 @@ class CheckerBase:
         self.hidden = 0
         self.warnings: list[SourceError] = []
         self.sorts: list[ast.Sort] = []
+        #: The type of the values of each dictionary, fixed by its first assignment.
+        self.dict_values: dict[str, str] = {}
         self.no_sort: list[str] = []
         self.assigned = {name: convert_assignment(v) for name, v in assigned.items()}
         self.assign_kinds: dict[str, str] = {}

@@ -17,7 +17,7 @@ from esochess.cqlvars.check_base import CheckedQuery, CheckerBase, convert_assig
 from esochess.cqlvars.check_calls import CallChecks
 from esochess.cqlvars.filters import FILTERS
 from esochess.cqlvars.lexer import KEYWORDS, MAX_LITERAL
-from esochess.cqlvars.qtypes import LOGICAL, NUMERIC, PIECE, POSITION, SET, STRING, TYPE_NOUN
+from esochess.cqlvars.qtypes import DICT, LOGICAL, NUMERIC, PIECE, POSITION, SET, STRING, TYPE_NOUN
 from esochess.cqlvars.transforms import named_squares
 from esochess.fen import SourceError
 from esochess.fen.suggest import with_suggestion
@@ -143,7 +143,7 @@ class _Checker(AssignChecks, CallChecks):
         if node.op == "~":
             self.need(operand, t, (SET,), "'~'")
             return self.typed(new, SET)
-        self.need(operand, t, (SET, STRING), "'#'")
+        self.need(operand, t, (SET, STRING, DICT), "'#'")
         return self.typed(new, NUMERIC)
 
     def visit_Binary(self, node: ast.Binary) -> tuple[ast.Node, str]:
@@ -159,9 +159,10 @@ class _Checker(AssignChecks, CallChecks):
         if op == "in":
             if lt_set and rt_set:
                 return self.typed(new, LOGICAL)
-            if lt == STRING and rt == STRING:
+            if lt == STRING and rt == STRING or lt in (STRING, NUMERIC) and rt == DICT:
                 return self.typed(new, LOGICAL)
-            raise self.error(node.span, "'in' requires two sets or two strings")
+            raise self.error(node.span, "'in' requires two sets, two strings, or a key and a "
+                                        "dictionary")
         if op in ("<", "<=", ">", ">=", "==", "!="):
             if lt == NUMERIC and (rt == NUMERIC or rt_set) or (lt_set and rt == NUMERIC):
                 return self.typed(new, NUMERIC)
@@ -198,6 +199,17 @@ class _Checker(AssignChecks, CallChecks):
 
     def visit_Subscript(self, node: ast.Subscript) -> tuple[ast.Node, str]:
         target, t = self.visit(node.target)
+        if t == DICT:
+            assert isinstance(target, ast.Var)  # only a variable can be a dictionary
+            if node.is_slice or node.start is None:
+                raise self.error(node.span, f"a dictionary takes one key: {target.name}[KEY]")
+            key, kt = self.visit(node.start)
+            self.need(key, kt, (STRING, NUMERIC), "a dictionary key")
+            held = self.dict_values.get(target.name)
+            if held is None:
+                raise self.error(node.span, f"dictionary '{target.name}' is read before any "
+                                            "value is assigned to it")
+            return self.typed(replace(node, target=target, start=key), held)
         if t != STRING:
             raise self.error(node.span, "subscript requires a string")
         start = stop = None

@@ -135,5 +135,6 @@ def has_effects(node: ast.Node) -> bool:
     """True if a subtree can generate comments or sort values (needs a checkpoint)."""
     return any(
         isinstance(n, ast.Emit) and n.kind == "comment" or isinstance(n, ast.Sort)
+        or isinstance(n, (ast.Find, ast.Echo)) and not n.quiet
         for n in ast.walk([node])
     )

@@ -12,8 +12,8 @@ from esochess.cqlvars import ast
 from esochess.cqlvars.closures import Fn
 from esochess.cqlvars.compile_base import CompilerBase, ctrunc
 from esochess.cqlvars.model import Ctx
-from esochess.cqlvars.qtypes import NUMERIC, PIECE, POSITION, SET
-from esochess.cqlvars.variables import check_range, format_set
+from esochess.cqlvars.qtypes import DICT, NUMERIC, PIECE, POSITION, SET
+from esochess.cqlvars.variables import check_range, format_set, format_value
 
 
 class EffectFilters(CompilerBase):
@@ -100,7 +100,7 @@ class EffectFilters(CompilerBase):
                 return f"move {board.fullmove_number or 1} ({side})"
 
             return position
-        return lambda ctx: None if (v := f(ctx)) is None else str(v)
+        return lambda ctx: None if (v := f(ctx)) is None else format_value(v, t)
 
     def c_MaxMin(self, node: ast.MaxMin) -> Fn:
         """`max(...)` / `min(...)` over the arguments that match."""
@@ -200,9 +200,60 @@ class EffectFilters(CompilerBase):
 
         return update
 
+    def c_DictDecl(self, node: ast.DictDecl) -> Fn:
+        """`dictionary D`: an empty dictionary for this game (persistent ones live in the
+        run's store); with `D[K] = V` it also makes that assignment."""
+        init = self.value(node.init) if node.init is not None else None
+        if node.name in self.persistent:
+            return init if init is not None else (lambda ctx: True)
+        slot = self.slots.slot(node.name)
+
+        def declare(ctx: Ctx) -> bool | None:
+            if ctx.slots[slot] is None:
+                ctx.slots[slot] = {}
+            return True if init is None else init(ctx)
+
+        return declare
+
+    def _assign_entry(self, node: ast.Assign, target: ast.Subscript, name: str) -> Fn:
+        """`D[K] OP V`: `=` sets the entry; the other operators need it to exist."""
+        persistent = name in self.persistent
+        slot = -1 if persistent else self.slots.slot(name)
+        assert target.start is not None
+        key, value, op, span = self.value(target.start), self.value(node.value), node.op, node.span
+        update: Callable[[Any, Any], Any] = {
+            "=": lambda a, b: b,
+            "+=": lambda a, b: a + b,
+            "-=": lambda a, b: a - b,
+            "*=": lambda a, b: a * b,
+            "/=": lambda a, b: None if b == 0 else ctrunc(a, b),
+            "%=": lambda a, b: None if b == 0 else a - b * ctrunc(a, b),
+        }[op]
+        numeric = self.type_of(node.value) == NUMERIC
+
+        def assign(ctx: Ctx) -> bool | None:
+            table: Any = ctx.persistent.values[name] if persistent else ctx.slots[slot]
+            if table is None:
+                table = ctx.slots[slot] = {}
+            k, v = key(ctx), value(ctx)
+            if k is None or v is None:
+                return None
+            old = table.get(k)
+            if op != "=" and old is None:
+                return None
+            new = update(old, v)
+            if new is None:
+                return None
+            table[k] = check_range(new, span.line, span.column) if numeric else new
+            return True
+
+        return assign
+
     def _assign_subscript(self, node: ast.Assign, target: ast.Subscript) -> Fn:
         assert isinstance(target.target, ast.Var)
         name = target.target.name
+        if self.type_of(target.target) == DICT:
+            return self._assign_entry(node, target, name)
         persistent = name in self.persistent
         slot = -1 if persistent else self.slots.slot(name)
         start = self.value(target.start) if target.start is not None else None

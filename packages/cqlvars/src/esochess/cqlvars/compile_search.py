@@ -13,6 +13,11 @@ from esochess.cqlvars.compile_base import CompilerBase
 from esochess.cqlvars.model import Ctx
 from esochess.cqlvars.qtypes import NUMERIC
 
+#: The automatic comments of `find` (at each position found) and `echo` (at each target
+#: where its filter matched); `quiet` turns them off.
+FOUND = "found"
+ECHO_TARGET = "echo target"
+
 
 class SearchFilters(CompilerBase):
     """Compiling the filters that visit other positions or loop: find, echo, line, square"""
@@ -22,7 +27,7 @@ class SearchFilters(CompilerBase):
         """`find`: first matching position forward (or backward), or a count."""
         body = self.test(node.body)
         backward, all_, low, high = node.backward, node.all, node.low, node.high
-        span = node.span
+        span, quiet = node.span, node.quiet
 
         def candidates(ctx: Ctx) -> range | list[int]:
             if backward:
@@ -43,6 +48,8 @@ class SearchFilters(CompilerBase):
                 for q in places:
                     ctx.pos = q
                     if body(ctx):
+                        if not quiet:
+                            ctx.comments.append((q, FOUND))
                         if not all_ and low is None:
                             return q
                         n += 1
@@ -61,7 +68,7 @@ class SearchFilters(CompilerBase):
         src, tgt = self.slots.slot(node.source), self.slots.slot(node.target)
         numeric = self.type_of(node.body) == NUMERIC and self.type_of(node) == NUMERIC
         body = self.value(node.body) if numeric else self.test(node.body)
-        in_all = node.in_all
+        in_all, quiet = node.in_all, node.quiet
         span = node.span
 
         def echo(ctx: Ctx) -> Any:
@@ -81,6 +88,8 @@ class SearchFilters(CompilerBase):
                             best = v if best is None else max(best, v)
                     elif v:
                         hit = True
+                    if not quiet and (v if not numeric else v is not None):
+                        ctx.comments.append((t, ECHO_TARGET))
             finally:
                 ctx.pos = saved
                 ctx.slots[src] = ctx.slots[tgt] = None

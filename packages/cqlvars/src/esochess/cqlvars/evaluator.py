@@ -20,7 +20,7 @@ from esochess.cqlvars.compile_effects import EffectFilters
 from esochess.cqlvars.compile_search import SearchFilters
 from esochess.cqlvars.filters import FILTERS, Site, int_of
 from esochess.cqlvars.model import Ctx, GameModel
-from esochess.cqlvars.qtypes import LOGICAL, PIECE, POSITION, SET, STRING
+from esochess.cqlvars.qtypes import DICT, LOGICAL, PIECE, POSITION, SET, STRING
 from esochess.cqlvars.variables import CqlRuntimeError, check_range
 
 
@@ -181,8 +181,8 @@ class Compiler(BoardFilters, SearchFilters, EffectFilters):
             return lift(f, lambda v: check_range(-v, span.line, span.column))
         if op == "~":
             return lift(f, lambda v: ~v & chess.BB_ALL)
-        # '#': the size of a set or the length of a string.
-        if self.type_of(node.operand) == STRING:
+        # '#': the size of a set, the length of a string, the entries of a dictionary.
+        if self.type_of(node.operand) in (STRING, DICT):
             return lift(f, len)
         return lift(f, chess.popcount)
 
@@ -318,8 +318,12 @@ class Compiler(BoardFilters, SearchFilters, EffectFilters):
         return search
 
     def c_Subscript(self, node: ast.Subscript) -> Fn:
-        """`S[i]` and `S[i:j]` with Python semantics; an index out of range fails."""
+        """`S[i]` and `S[i:j]` with Python semantics; an index out of range fails.
+        `D[key]` on a dictionary: the value, or none for a key never assigned."""
         target = self.value(node.target)
+        if self.type_of(node.target) == DICT:
+            assert node.start is not None
+            return both(target, self.value(node.start), lambda d, k: d.get(k))
         start = self.value(node.start) if node.start is not None else None
         stop = self.value(node.stop) if node.stop is not None else None
         is_slice = node.is_slice

@@ -163,6 +163,24 @@ class _Builder(Transformer[Token, Any]):
             quiet=quiet,
         )
 
+    def dict_decl(self, c: list[Any]) -> ast.Node:
+        """`dictionary D` or `dictionary D[K] = V`, optionally `persistent [quiet]`."""
+        words = [t for t in c if isinstance(t, Token)]
+        keyword = next(t for t in words if t.type == "DICTIONARY")
+        body = c[-1]
+        init: ast.Node | None = None
+        if isinstance(body, ast.Assign) and isinstance(body.target, ast.Subscript):
+            init, var = body, body.target.target
+        else:
+            var = body
+        if not isinstance(var, ast.Var):
+            raise self.error(span_of(keyword), "'dictionary' takes a name, or NAME[KEY] = VALUE")
+        return ast.DictDecl(
+            span_of(keyword), var.name, var.span,
+            persistent=any(t.type == "PERSISTENT" for t in words),
+            quiet=any(t.type == "QUIET" for t in words), init=init,
+        )  # fmt: skip
+
     def persistent_bare(self, c: list[Any]) -> ast.Node:
         name = c[-1]
         raise self.error(span_of(name), f"expected an assignment after 'persistent {name}'")
@@ -374,7 +392,8 @@ class _Builder(Transformer[Token, Any]):
             raise self.error(span_of(c[0]), "'find' cannot take both 'all' and a range")
         low = numbers[0] if numbers else None
         high = numbers[1] if len(numbers) > 1 else low
-        return ast.Find(span_of(c[0]), backward, all_, low, high, c[-1])
+        quiet = any(isinstance(t, Token) and t.type == "QUIET" for t in c[1:-1])
+        return ast.Find(span_of(c[0]), backward, all_, low, high, c[-1], quiet)
 
     def echo_all(self, c: list[Any]) -> bool:
         return True
@@ -384,8 +403,9 @@ class _Builder(Transformer[Token, Any]):
         in_all = any(x is True for x in c)
         if str(names[0]) == str(names[1]):
             raise self.error(span_of(names[1]), "echo variables must be distinct")
+        quiet = any(isinstance(t, Token) and t.type == "QUIET" for t in c)
         return ast.Echo(
-            span_of(c[0]), str(names[0]), str(names[1]), in_all, c[-1], span_of(names[0])
+            span_of(c[0]), str(names[0]), str(names[1]), in_all, c[-1], span_of(names[0]), quiet
         )
 
     def iterate(self, c: list[Any]) -> ast.Node:

@@ -8,6 +8,7 @@ SET = "set"
 POSITION = "position"
 STRING = "string"
 PIECE = "piece"  # a piece variable: a set everywhere except comment/str/message arguments
+DICT = "dictionary"  # a dictionary variable: string or number keys to values
 
 #: How messages name a value of each type.
 TYPE_NOUN = {
@@ -17,4 +18,5 @@ TYPE_NOUN = {
     STRING: "a string",
     LOGICAL: "a logical filter",
     PIECE: "a piece",
+    DICT: "a dictionary",
 }

@@ -51,8 +51,9 @@ class PersistentStore:
     @classmethod
     def fresh(cls, kinds: Mapping[str, str], quiet: Mapping[str, bool]) -> PersistentStore:
         """A store with every variable at its initial value: 0, "" or the empty set."""
-        initial = {"numeric": 0, "string": "", "set": 0}
-        return cls({n: initial[k] for n, k in kinds.items()}, dict(kinds), dict(quiet))
+        initial: dict[str, object] = {"numeric": 0, "string": "", "set": 0}
+        values = {n: {} if k == "dictionary" else initial[k] for n, k in kinds.items()}
+        return cls(values, dict(kinds), dict(quiet))
 
     def lines(self) -> list[str]:
         """The `NAME: VALUE` lines printed at the end of a run (quiet ones omitted)."""
@@ -84,4 +85,13 @@ def format_value(value: object, kind: str) -> str:
     """Format a numeric, set or string value as `comment`/`message` print it."""
     if kind == "set" and isinstance(value, int):
         return format_set(value)
+    if isinstance(value, dict):
+        # A dictionary: {"key": value, 3: "text"} in the order the keys were first set.
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return str(value)
