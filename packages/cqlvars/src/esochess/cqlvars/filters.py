@@ -284,6 +284,8 @@ _SPECS = (
                min_args=0),
     FilterSpec("depth", Syntax.BARE, (), NUMERIC, lambda site: _depth,
                "how many variations deep the position is (0 on the main line)"),
+    FilterSpec("variation", Syntax.BARE, (), LOGICAL, _truth(lambda ctx: _depth(ctx) > 0),
+               "the position is inside a variation (not on the main line)"),
     FilterSpec("ancestor", Syntax.ARGS, ((POSITION,), (POSITION,)), LOGICAL,
                lambda site: all_of(site.args, lambda ctx, a, b: True if _ancestor(ctx, a, b) else None),
                "the first position is the second or comes before it on its path"),
