@@ -43,7 +43,8 @@ TIER1_KEYWORDS = SYNTAX_KEYWORDS | frozenset(FILTERS)
 #: CQL words this implementation does not support (a located "not supported" error).
 TIER2_KEYWORDS = frozenset(
     """path focus consecutivemoves sidetomove fen
-readfile writefile local atomic unbind hhdb""".split()
+readfile writefile local atomic unbind hhdb pathstart pathlastposition pathcount
+pathcountunfocused pathdebug""".split()
 )
 
 KEYWORDS = TIER1_KEYWORDS | TIER2_KEYWORDS
