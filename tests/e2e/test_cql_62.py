@@ -219,3 +219,17 @@ def test_find_and_echo_comment_what_they_found(tmp_path: Path) -> None:
     assert failed.games == []
     echo = run_cql(tmp_path, "cql() initial echo (s t) { t : mate }", F["F1"])
     assert echo.movetexts == ["{ CQL } 1. f3 e5 2. g4 Qh4# { echo target } 0-1"]
+
+
+def test_unbind(tmp_path: Path) -> None:
+    query = ("cql() initial X = 3  unbind X  not isbound X  dictionary D[\"a\"] = 1  D[\"b\"] = 2\n"
+             "unbind D[\"a\"]  not \"a\" in D  message (#D)")
+    run = run_cql(tmp_path, query, F["F1"])
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[0] == "1"
+    for bad, message in [("cql() persistent Total = 1  unbind Total", "always bound"),
+                         ("cql() square S in A unbind S", "iteration variable"),
+                         ("cql() unbind 3", "'unbind' takes a variable"),
+                         ('cql() s = "ab"  unbind s[0]', "entries of dictionaries only")]:
+        result = run_cql(tmp_path, bad, F["F1"])
+        assert result.code == 2 and message in result.err, (bad, result.err)

@@ -177,6 +177,13 @@ class Assign(Node):
 
 
 @dataclass(frozen=True)
+class Unbind(Node):
+    """`unbind X` (the variable becomes unbound) or `unbind D[K]` (the entry is removed)."""
+
+    target: Node
+
+
+@dataclass(frozen=True)
 class DictDecl(Node):
     """`[persistent [quiet]] dictionary NAME` or `dictionary NAME[KEY] = VALUE`."""
 

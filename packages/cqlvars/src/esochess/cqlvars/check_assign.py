@@ -107,6 +107,20 @@ class AssignChecks(CheckerBase):
         self.types[id(target)] = kind
         return self.typed(replace(node, value=value), LOGICAL)
 
+    def visit_Unbind(self, node: ast.Unbind) -> tuple[ast.Node, str]:
+        """`unbind X` / `unbind D[K]`: persistent values and loop variables stay bound."""
+        target = node.target
+        var = target.target if isinstance(target, ast.Subscript) else target
+        assert isinstance(var, ast.Var)  # the parser allows nothing else
+        if var.name in self.persistent and not isinstance(target, ast.Subscript):
+            raise self.error(var.span, f"persistent variable '{var.name}' is always bound")
+        if any(var.name in s for s in self.scoped):
+            raise self.error(var.span, f"cannot unbind iteration variable '{var.name}'")
+        new, t = self.visit(target)
+        if isinstance(new, ast.Subscript) and self.types[id(new.target)] != DICT:
+            raise self.error(target.span, "'unbind' removes entries of dictionaries only")
+        return self.typed(replace(node, target=new), LOGICAL)
+
     def visit_DictDecl(self, node: ast.DictDecl) -> tuple[ast.Node, str]:
         """`[persistent [quiet]] dictionary NAME [[KEY] = VALUE]`."""
         name = node.name

@@ -200,6 +200,29 @@ class EffectFilters(CompilerBase):
 
         return update
 
+    def c_Unbind(self, node: ast.Unbind) -> Fn:
+        """`unbind`: the variable has no value from here on; a dictionary entry is removed."""
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            assert isinstance(target.target, ast.Var) and target.start is not None
+            table, key = self.value(target.target), self.value(target.start)
+
+            def remove(ctx: Ctx) -> bool:
+                entries, k = table(ctx), key(ctx)
+                if entries is not None and k is not None:
+                    entries.pop(k, None)
+                return True
+
+            return remove
+        assert isinstance(target, ast.Var)
+        slot = self.slots.slot(target.name)
+
+        def unbind(ctx: Ctx) -> bool:
+            ctx.slots[slot] = None
+            return True
+
+        return unbind
+
     def c_DictDecl(self, node: ast.DictDecl) -> Fn:
         """`dictionary D`: an empty dictionary for this game (persistent ones live in the
         run's store); with `D[K] = V` it also makes that assignment."""

@@ -32,7 +32,7 @@ all echo in min max comment message player white black elo event site date eco
 square piece function persistent isbound isunbound str originalcomment up down
 left right horizontal vertical diagonal orthogonal northeast northwest southeast
 southwest anydirection tag rotate45 reversecolor primary secondary firstmatch lastposition
-singlecolor nestban dictionary""".split()
+singlecolor nestban dictionary unbind""".split()
 )
 
 #: The token type of each filter-table keyword (its syntax, see filters.Syntax).
@@ -43,7 +43,7 @@ TIER1_KEYWORDS = SYNTAX_KEYWORDS | frozenset(FILTERS)
 #: CQL words this implementation does not support (a located "not supported" error).
 TIER2_KEYWORDS = frozenset(
     """path focus consecutivemoves sidetomove fen
-readfile writefile local atomic unbind hhdb pathstart pathlastposition pathcount
+readfile writefile local atomic hhdb pathstart pathlastposition pathcount
 pathcountunfocused pathdebug""".split()
 )
 

@@ -163,6 +163,13 @@ class _Builder(Transformer[Token, Any]):
             quiet=quiet,
         )
 
+    def unbind(self, c: list[Any]) -> ast.Node:
+        target = c[1]
+        if not (isinstance(target, ast.Var) or isinstance(target, ast.Subscript)
+                and isinstance(target.target, ast.Var)):
+            raise self.error(span_of(c[0]), "'unbind' takes a variable or a dictionary entry D[KEY]")
+        return ast.Unbind(span_of(c[0]), target)
+
     def dict_decl(self, c: list[Any]) -> ast.Node:
         """`dictionary D` or `dictionary D[K] = V`, optionally `persistent [quiet]`."""
         words = [t for t in c if isinstance(t, Token)]
