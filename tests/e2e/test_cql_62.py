@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import chess
 import pytest
 from cql_helpers import F, position, run_cql
 
@@ -233,3 +234,12 @@ def test_unbind(tmp_path: Path) -> None:
                          ('cql() s = "ab"  unbind s[0]', "entries of dictionaries only")]:
         result = run_cql(tmp_path, bad, F["F1"])
         assert result.code == 2 and message in result.err, (bad, result.err)
+
+
+def test_fen_and_variation(tmp_path: Path) -> None:
+    assert _message(tmp_path, "fen", F["F13"], "initial") == chess.STARTING_FEN
+    assert run_cql(tmp_path, 'cql() fen ~~ "^rnbqkbnr/pppp1ppp"', F["F13"]).stats[1] == 0
+    assert run_cql(tmp_path, 'cql() fen ~~ "^rnbqkbnr/ppp1pppp"', F["F13"]).stats[1] == 1
+    run = run_cql(tmp_path, "cql() variation message (positionid) false", F["F8"],
+                  args=("--variations",))
+    assert run.out.splitlines()[:3] == ["5", "6", "7"]

@@ -276,6 +276,8 @@ _SPECS = (
                "the position before this one"),
     FilterSpec("gamenumber", Syntax.BARE, (), NUMERIC, lambda site: lambda ctx: ctx.number,
                "the game's number in the input", tags_only=True),
+    FilterSpec("fen", Syntax.BARE, (), STRING, lambda site: lambda ctx: ctx.board().fen(),
+               "the FEN of the position"),
     FilterSpec("year", Syntax.BARE, (), NUMERIC, _year, "the year of the Date tag",
                tags_only=True),
     # tree navigation -------------------------------------------------------------------
