@@ -90,7 +90,9 @@ class _Checker(AssignChecks, CallChecks):
         most = None if spec.variadic else len(spec.params)
         if count < spec.fewest or (most is not None and count > most):
             wanted = (f"{spec.fewest} or more" if most is None else
-                      str(most) if spec.fewest == most else f"{spec.fewest} to {most}")
+                      str(most) if spec.fewest == most else
+                      f"{spec.fewest} or {most}" if most == spec.fewest + 1 else
+                      f"{spec.fewest} to {most}")
             noun = "argument" if wanted == "1" else "arguments"
             raise self.error(node.span, f"'{node.name}' takes {wanted} {noun}, not {count}")
         args: list[ast.Node] = []
