@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pgn_data import LICHESS
+from test_evaluator import boards
 from test_pawn_structure import _format, mainline_boards
 
 from esochess.cqlvars import pgnio
 from esochess.cqlvars.engine import compile_query, run_games
+from esochess.cqlvars.model import Ctx, GameModel
 
 GAMES = list(pgnio.iter_games([str(LICHESS)], last=60))
 SLIDERS = (chess.BISHOP, chess.ROOK, chess.QUEEN)
@@ -110,3 +114,30 @@ def test_middle_and_inner_loops_fuse_like_the_literal_loop() -> None:
         assert _messages(f"cql() message ({query}) false", FEW) == _messages(
             f"cql() message ({literal}) false", FEW
         ), query
+
+
+SETS = ["A", "a", "[QRBqrb]", "_", "[Pp]", ".", "[Kk]", "[a-h4-5]"]
+
+
+def _value(query: str, board: chess.Board) -> object:
+    compiled = compile_query("q.cql", f"cql() X = {query}  message (X) false")
+    ctx = Ctx(GameModel({}, board, [-1], [None]), 1, [None] * compiled.slot_count,
+              compiled.new_state().persistent)
+    compiled.body(ctx)
+    return ctx.messages
+
+
+@settings(deadline=None, max_examples=60)
+@given(boards(), st.sampled_from(["piece", "square"]), st.sampled_from(["piece", "square"]),
+       st.lists(st.sampled_from(SETS), min_size=3, max_size=3), st.integers(0, 2),
+       st.sampled_from(["", "diagonal", "orthogonal", "up"]))
+def test_fused_loops_equal_literal_loops_on_random_boards(
+    board: chess.Board, outer: str, inner: str, sets: list[str], place: int, direction: str
+) -> None:
+    # Two loops fill two of the ray's three arguments; the third is a fixed set.
+    args = ["V", "W", sets[2]]
+    args[place], args[2] = args[2], args[place]
+    ray = f"ray {direction} ({' '.join(args)})"
+    fused = f"{outer} V in {sets[0]} {inner} W in {sets[1]} {ray}"
+    literal = f"{outer} V in {sets[0]} {{ {inner} W in {sets[1]} {{ {ray} true }} true }}"
+    assert _value(fused, board) == _value(literal, board), fused
