@@ -19,6 +19,7 @@ import chess
 from lark import Token
 from lark.lexer import Lexer, LexerState
 
+from esochess.cqlvars.ast import Span
 from esochess.cqlvars.filters import FILTERS, Syntax
 from esochess.fen import SourceError
 
@@ -536,6 +537,17 @@ class Tokenizer:
         if high is not None and high < low:
             raise self.error("a repetition range must be ascending", self.line, self.col)
         return self._token("REP", m.group(0), len(m.group(0)), (low, high))
+
+
+def token_extra(tok: Any) -> Any:
+    """The decoded payload the lexer attached to a token."""
+    return tok.extra if isinstance(tok, CqlToken) else None
+
+
+def span_of(tok: Token) -> Span:
+    """The span of a token (its length is the caret's width)."""
+    length = tok.length if isinstance(tok, CqlToken) else len(str(tok))
+    return Span(tok.line or 1, tok.column or 1, max(length, 1))
 
 
 class LarkLexer(Lexer):

@@ -11,13 +11,15 @@ import lark.exceptions
 from lark import Token, Transformer
 
 from esochess.cqlvars import ast
+from esochess.cqlvars.header import parse_header
 from esochess.cqlvars.lexer import (
     KEYWORDS,
     MAX_LITERAL,
     TIER1_KEYWORDS,
-    CqlToken,
     LarkLexer,
     Tokenizer,
+    span_of,
+    token_extra,
 )
 from esochess.fen import SourceError, source_line_at
 from esochess.fen.suggest import did_you_mean
@@ -57,17 +59,6 @@ def _lark() -> lark.Lark:
     )
 
 
-def _extra(tok: Any) -> Any:
-    """The decoded payload the lexer attached to a token."""
-    return tok.extra if isinstance(tok, CqlToken) else None
-
-
-def span_of(tok: Token) -> ast.Span:
-    """The span of a token (its length is the caret's width)."""
-    length = tok.length if isinstance(tok, CqlToken) else len(str(tok))
-    return ast.Span(tok.line or 1, tok.column or 1, max(length, 1))
-
-
 def _nodes(children: list[Any]) -> list[ast.Node]:
     return [c for c in children if isinstance(c, ast.Node)]
 
@@ -97,7 +88,7 @@ class _Builder(Transformer[Token, Any]):
     # atoms -------------------------------------------------------------------------
     def desig(self, c: list[Any]) -> ast.Node:
         tok = c[0]
-        value = _extra(tok)
+        value = token_extra(tok)
         return ast.Designator(span_of(tok), value.pieces, value.squares, str(tok))
 
     def number(self, c: list[Any]) -> ast.Node:
@@ -291,7 +282,7 @@ class _Builder(Transformer[Token, Any]):
             if tok.type in ("WHITE", "BLACK"):
                 color = str(tok)
             elif tok.type == "STRING":
-                literal = _extra(tok)
+                literal = token_extra(tok)
             elif tok.type == "RESULTTOK":
                 literal = str(tok)
         if word == "player" and color is None and literal is None:
@@ -338,7 +329,7 @@ class _Builder(Transformer[Token, Any]):
         items = [first] + [item for _, item in pairs]
         arrows = [arrow for arrow, _ in pairs]
         rep = c[-1] if isinstance(c[-1], Token) and c[-1].type == "REP" else None
-        low, high = _extra(rep) if rep is not None else (1, 1)
+        low, high = token_extra(rep) if rep is not None else (1, 1)
         item = ast.LineItem(span_of(c[0]), None, tuple(items), low, high)
         self.group_arrows[id(item)] = arrows + self.group_arrows.pop(id(first), [])
         for _, inner in pairs:
@@ -427,13 +418,13 @@ class _Builder(Transformer[Token, Any]):
 
     def sort(self, c: list[Any]) -> ast.Node:
         minimum = any(isinstance(t, Token) and t.type == "SORTMIN" for t in c)
-        doc = next((_extra(t) for t in c if isinstance(t, Token) and t.type == "STRING"), "sort")
+        doc = next((token_extra(t) for t in c if isinstance(t, Token) and t.type == "STRING"), "sort")
         return ast.Sort(span_of(c[0]), minimum, doc, c[-1])
 
     def emit(self, c: list[Any]) -> ast.Node:
         args = _nodes(c)
         if len(c) == 2 and isinstance(c[1], Token) and c[1].type == "STRING":
-            args = [ast.StrLit(span_of(c[1]), _extra(c[1]))]
+            args = [ast.StrLit(span_of(c[1]), token_extra(c[1]))]
         return ast.Emit(span_of(c[0]), str(c[0]), tuple(args))
 
     def maxmin(self, c: list[Any]) -> ast.Node:
@@ -458,103 +449,6 @@ class _Builder(Transformer[Token, Any]):
     def hword(self, c: list[Any]) -> Token:
         tok: Token = c[0]
         return tok
-
-
-def _parse_range(
-    words: list[Token], i: int, builder: _Builder, name: str
-) -> tuple[tuple[int, int | None], int]:
-    """Read `LO [HI]` header numbers starting at words[i]."""
-    numbers: list[int] = []
-    while i < len(words) and len(numbers) < 2 and str(words[i]).isdigit():
-        value = int(str(words[i]))
-        if value > MAX_LITERAL:
-            raise builder.error(span_of(words[i]), f"numeric literal {value} exceeds {MAX_LITERAL}")
-        numbers.append(value)
-        i += 1
-    if not numbers:
-        where = words[i] if i < len(words) else words[i - 1]
-        raise builder.error(span_of(where), f"'{name}' needs a number")
-    low = numbers[0]
-    high = numbers[1] if len(numbers) > 1 else low
-    if high < low:
-        raise builder.error(span_of(words[i - 1]), f"'{name}' range must be ascending")
-    return (low, high), i
-
-
-def _header(words: list[Token], builder: _Builder) -> ast.Header:
-    """Interpret the header's contextual words (docs/reference/cql.md#header)."""
-    fields: dict[str, Any] = {}
-    inputs: list[str] = []
-    seen: set[str] = set()
-    i = 0
-
-    def path_at(j: int, name: str) -> str:
-        if j >= len(words):
-            raise builder.error(span_of(words[j - 1]), f"'{name}' needs a file name")
-        tok = words[j]
-        return str(_extra(tok)) if tok.type == "STRING" else str(tok)
-
-    while i < len(words):
-        tok = words[i]
-        word = str(tok)
-        if tok.type == "STRING" or word not in (
-            "input",
-            "output",
-            "gamenumber",
-            "matchcount",
-            "sort",
-            "result",
-            "variations",
-            "mainline",
-            "quiet",
-            "silent",
-            "matchstring",
-        ):
-            raise builder.error(span_of(tok), f"unknown header parameter {word!r}")
-        if word != "input" and word in seen:
-            raise builder.error(span_of(tok), f"header parameter '{word}' given twice")
-        seen.add(word)
-        i += 1
-        if word == "input":
-            inputs.append(path_at(i, word))
-            i += 1
-        elif word == "output":
-            fields["output"] = path_at(i, word)
-            i += 1
-        elif word in ("gamenumber", "matchcount"):
-            rng, i = _parse_range(words, i, builder, word)
-            if word == "matchcount" and rng[0] < 1:
-                raise builder.error(span_of(words[i - 1]), "matchcount must be at least 1")
-            if word == "matchcount" and "matchcount" in fields:
-                raise builder.error(span_of(tok), "matchcount is already set by 'sort matchcount'")
-            fields[word] = rng
-        elif word == "sort":
-            if i >= len(words) or str(words[i]) != "matchcount":
-                raise builder.error(span_of(tok), "header 'sort' must be followed by 'matchcount'")
-            i += 1
-            fields["sort_matchcount"] = True
-            if i < len(words) and str(words[i]).isdigit():
-                if "matchcount" in fields:
-                    raise builder.error(span_of(words[i]), "matchcount is given twice")
-                rng, i = _parse_range(words, i, builder, "matchcount")
-                if rng[0] < 1:
-                    raise builder.error(span_of(words[i - 1]), "matchcount must be at least 1")
-                fields["matchcount"] = rng
-                seen.add("matchcount")
-        elif word == "result":
-            value = path_at(i, word)
-            if value not in ("1-0", "0-1", "1/2-1/2"):
-                raise builder.error(span_of(words[i]), f"invalid result {value!r}")
-            fields["result"] = value
-            i += 1
-        elif word == "matchstring":
-            fields["matchstring"] = path_at(i, word)
-            i += 1
-        elif word in ("variations", "quiet", "silent"):
-            fields[word] = True
-        if "variations" in seen and "mainline" in seen:
-            raise builder.error(span_of(tok), "'mainline' and 'variations' cannot be combined")
-    return ast.Header(inputs=tuple(inputs), **fields)
 
 
 def _unexpected(exc: lark.exceptions.UnexpectedInput, path: str, source: str) -> SourceError:
@@ -618,7 +512,7 @@ def parse_query(source: str, path: str = "<query>") -> ast.Query:
         if isinstance(w, lark.Tree) and isinstance(w.children[0], Token)
     ]
     try:
-        header = _header(words, builder)
+        header = parse_header(words, builder.error)
         body = tuple(
             builder.transform(c) for c in children[close + 1 :] if isinstance(c, lark.Tree)
         )
