@@ -15,6 +15,17 @@ from esochess.cqlvars.model import Ctx
 from esochess.cqlvars.qtypes import DICT, NUMERIC, PIECE, POSITION, SET
 from esochess.cqlvars.variables import check_range, format_set, format_value
 
+#: What each assignment operator makes of the old value and the new operand (None: the
+#: assignment does not match, as for a division by zero).
+UPDATES: dict[str, Callable[[Any, Any], Any]] = {
+    "=": lambda a, b: b,
+    "+=": lambda a, b: a + b,
+    "-=": lambda a, b: a - b,
+    "*=": lambda a, b: a * b,
+    "/=": lambda a, b: None if b == 0 else ctrunc(a, b),
+    "%=": lambda a, b: None if b == 0 else a - b * ctrunc(a, b),
+}
+
 
 class EffectFilters(CompilerBase):
     """Compiling the filters with effects: sort, comment/message/str, max/min and"""
@@ -174,13 +185,7 @@ class EffectFilters(CompilerBase):
                 return True
 
             return assign
-        fn: Callable[[Any, Any], Any] = {
-            "+=": lambda a, b: a + b,
-            "-=": lambda a, b: a - b,
-            "*=": lambda a, b: a * b,
-            "/=": lambda a, b: None if b == 0 else ctrunc(a, b),
-            "%=": lambda a, b: None if b == 0 else a - b * ctrunc(a, b),
-        }[op]
+        fn = UPDATES[op]
         numeric = kind == NUMERIC
 
         def update(ctx: Ctx) -> bool | None:
@@ -244,14 +249,7 @@ class EffectFilters(CompilerBase):
         slot = -1 if persistent else self.slots.slot(name)
         assert target.start is not None
         key, value, op, span = self.value(target.start), self.value(node.value), node.op, node.span
-        update: Callable[[Any, Any], Any] = {
-            "=": lambda a, b: b,
-            "+=": lambda a, b: a + b,
-            "-=": lambda a, b: a - b,
-            "*=": lambda a, b: a * b,
-            "/=": lambda a, b: None if b == 0 else ctrunc(a, b),
-            "%=": lambda a, b: None if b == 0 else a - b * ctrunc(a, b),
-        }[op]
+        update = UPDATES[op]
         numeric = self.type_of(node.value) == NUMERIC
 
         def assign(ctx: Ctx) -> bool | None:
