@@ -240,6 +240,9 @@ def test_fen_and_variation(tmp_path: Path) -> None:
     assert _message(tmp_path, "fen", F["F13"], "initial") == chess.STARTING_FEN
     assert run_cql(tmp_path, 'cql() fen ~~ "^rnbqkbnr/pppp1ppp"', F["F13"]).stats[1] == 0
     assert run_cql(tmp_path, 'cql() fen ~~ "^rnbqkbnr/ppp1pppp"', F["F13"]).stats[1] == 1
+    main = run_cql(tmp_path, "cql() mainline message (positionid) false", F["F8"],
+                   args=("--variations",))
+    assert main.out.splitlines()[:5] == ["0", "1", "2", "3", "4"]
     run = run_cql(tmp_path, "cql() variation message (positionid) false", F["F8"],
                   args=("--variations",))
     assert run.out.splitlines()[:3] == ["5", "6", "7"]

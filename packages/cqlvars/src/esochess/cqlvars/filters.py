@@ -288,6 +288,8 @@ _SPECS = (
                "how many variations deep the position is (0 on the main line)"),
     FilterSpec("variation", Syntax.BARE, (), LOGICAL, _truth(lambda ctx: _depth(ctx) > 0),
                "the position is inside a variation (not on the main line)"),
+    FilterSpec("mainline", Syntax.BARE, (), LOGICAL, _truth(lambda ctx: _depth(ctx) == 0),
+               "the position is on the main line"),
     FilterSpec("ancestor", Syntax.ARGS, ((POSITION,), (POSITION,)), LOGICAL,
                lambda site: all_of(site.args, lambda ctx, a, b: True if _ancestor(ctx, a, b) else None),
                "the first position is the second or comes before it on its path"),

@@ -25,7 +25,7 @@ from esochess.fen import SourceError
 
 #: Keywords with their own grammar rule; the filter table's keywords are added below.
 SYNTAX_KEYWORDS = frozenset(
-    """cql input output matchcount variations mainline quiet silent sort result
+    """cql input output matchcount variations quiet silent sort result
 matchstring and or not if then else move previous legal pseudolegal from to capture promote
 enpassant castle null count attacks attackedby ray pin through flipcolor
 flip flipvertical fliphorizontal rotate90 shift shifthorizontal shiftvertical line find
