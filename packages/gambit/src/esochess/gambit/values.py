@@ -47,24 +47,33 @@ class EnumVal:
 
 
 class Inst:
-    """An entity instance `Type#k`; equality is identity of (type, creation index)."""
+    """An entity instance `Type#k`. Instances are interned: there is one object per
+    (type, creation index) in a process, shared by every machine and fork, so equality
+    and hashing are object identity (done in C: store reads keyed by instances cost no
+    Python call). Unpickling goes through the same table."""
 
-    __slots__ = ("type_name", "index", "_hash")
+    __slots__ = ("type_name", "index")
+    type_name: str
+    index: int
 
-    def __init__(self, type_name: str, index: int) -> None:
-        self.type_name = type_name
-        self.index = index
-        self._hash = hash((type_name, index))
+    def __new__(cls, type_name: str, index: int) -> Inst:
+        key = (type_name, index)
+        got = _INTERNED.get(key)
+        if got is None:
+            got = object.__new__(cls)
+            got.type_name = type_name
+            got.index = index
+            _INTERNED[key] = got
+        return got
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Inst)
-            and other.index == self.index
-            and other.type_name == self.type_name
-        )
+    def __reduce__(self) -> tuple[type[Inst], tuple[str, int]]:
+        return (Inst, (self.type_name, self.index))
 
-    def __hash__(self) -> int:
-        return self._hash
+    def __copy__(self) -> Inst:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Inst:
+        return self
 
     def __repr__(self) -> str:
         return f"{self.type_name}#{self.index}"
@@ -73,6 +82,9 @@ class Inst:
     def ident(self) -> str:
         """The instance id used in traces, hashes and records: `Card#3`."""
         return f"{self.type_name}#{self.index}"
+
+
+_INTERNED: dict[tuple[str, int], Inst] = {}
 
 
 class StructVal:
