@@ -32,6 +32,7 @@ from esochess.gambit.analysis import (
     UserCall,
 )
 from esochess.gambit.codegen.emit import Namespace
+from esochess.gambit.codegen.inline import body_expression, inline_call
 from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.compiler.runtime import not_none
 from esochess.gambit.program import Ev
@@ -249,13 +250,22 @@ class ExprSource:
 
     def call(self, e: A.Call) -> str | None:
         info = self.an.calls[e]
-        args = ", ".join(self.src(a.value) for a in e.args)
+        parts = [self.src(a.value) for a in e.args]
+        args = ", ".join(parts)
         if isinstance(info, UserCall):
             group = [o for o in self.c.overloads[info.name] if len(o.info.params) == len(e.args)]
             if len(group) != 1:
                 return None
             if not group[0].tests:
-                return f"{self.c.calls.name(group[0].code)}(m, {e.pos!r}, [{args}])"
+                code = group[0].code
+                wrapper = self.c.calls.name(code)
+                leaf = self.c.calls.inline.get(id(code))
+                body = body_expression(leaf) if leaf is not None else None
+                if body is not None:
+                    inlined = inline_call(wrapper, e.pos, parts, body, self.temp)
+                    if inlined is not None:
+                        return inlined
+                return f"{wrapper}(m, {e.pos!r}, [{args}])"
             v = self.temp()
             g = self.ns.const(group, "group")
             wrapper = self.c.calls.name(group[0].code)

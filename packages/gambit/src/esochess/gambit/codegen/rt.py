@@ -82,7 +82,14 @@ def superset(v: Any, pattern_value: Any) -> bool:
     return is_superset(v, pattern_value) if v is not None else pattern_value is None
 
 
+def peak(m: Machine, level: int) -> bool:
+    """Record `level` as the deepest call level reached (an inlined leaf call); True."""
+    m.peak = level
+    return True
+
+
 HELPERS: dict[str, Any] = {
+    "_peak": peak,
     "_call": call_known,
     "_tr": truthy,
     "_eq": values_equal,
