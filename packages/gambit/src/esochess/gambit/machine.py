@@ -71,7 +71,7 @@ from esochess.gambit.results import (
     RunError,
     _line_of,
 )
-from esochess.gambit.values import UNSET, Inst, NumberTooLong, display
+from esochess.gambit.values import UNSET, EnumVal, Inst, NumberTooLong, display
 
 # Every game state gets a version number unique across all machines: a fork shares its
 # parent's version until either of them changes the state, so pure results cached under a
@@ -244,6 +244,8 @@ class Machine:
         """
         if type(value) is str:
             return value  # most printed values; no trait can run, so no guard is needed
+        if type(value) is EnumVal:
+            return value.name
         depth = len(self.frames)
         try:
             with deep_python_stack():

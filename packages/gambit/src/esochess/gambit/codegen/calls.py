@@ -29,6 +29,11 @@ class CallWrappers:
         # Leaf bodies (cheap, and nothing in them reads the call depth): their wrapper is
         # the body itself, at indentation 2 under the wrapper's `try`.
         self.inline: dict[int, list[str]] = {}
+        # Memo tables named before the wrappers exist, so that call sites can look a
+        # result up in place: code id -> (table, flag). The flag is set by `define_all`:
+        # None when the wrapper does not memoise, else True when keyed by the instance
+        # version (static bodies), False when keyed by the state version.
+        self.memos: dict[int, tuple[str, str]] = {}
 
     def name(self, code: Code) -> str:
         """The global name of `code`'s wrapper (defined by `define_all`)."""
@@ -38,9 +43,25 @@ class CallWrappers:
             self.wanted[id(code)] = got
         return got[0]
 
+    def memo_names(self, code: Code) -> tuple[str, str]:
+        """The names of `code`'s memo table and of its key flag (see `memos`)."""
+        got = self.memos.get(id(code))
+        if got is None:
+            got = (self.ns.const({}, "memo"), self.ns.fresh("memoflag"))
+            self.ns.globals[got[1]] = None
+            self.memos[id(code)] = got
+        return got
+
+    def memoised(self, code: Code) -> bool:
+        """True when `code`'s wrapper memoises its results."""
+        return (code.pure or code.static) and id(code) not in self.cheap
+
     def define_all(self) -> None:
         """Generate every wrapper named so far (call sites look them up at run time)."""
         for name, code in self.wanted.values():
+            if id(code) in self.memos:
+                flag = self.memos[id(code)][1]
+                self.ns.globals[flag] = code.static if self.memoised(code) else None
             body = self.inline.get(id(code))
             if body is not None:
                 try:
@@ -74,9 +95,9 @@ class CallWrappers:
         c = self.ns.const(code, "code")
         limit = CALL_DEPTH_LIMIT
         out = [f"def {name}(m, pos, vals):"]
-        if (code.pure or code.static) and id(code) not in self.cheap:
+        if self.memoised(code):
             version = "m.inst_version" if code.static else "m.version"
-            table = self.ns.const({}, "memo")
+            table = self.memo_names(code)[0]
             out += [
                 "    if m.tracing:",
                 f"        return m.call({c}, vals, pos)",

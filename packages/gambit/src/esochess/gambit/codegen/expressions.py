@@ -32,11 +32,12 @@ from esochess.gambit.analysis import (
     UserCall,
 )
 from esochess.gambit.codegen.emit import Namespace
-from esochess.gambit.codegen.inline import body_expression, inline_call
+from esochess.gambit.codegen.inline import body_expression, inline_call, memo_call
 from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.compiler.runtime import not_none
-from esochess.gambit.program import Ev
-from esochess.gambit.values import FuncVal
+from esochess.gambit.program import Code, Ev, Prop
+from esochess.gambit.spans import first_pos
+from esochess.gambit.values import UNSET, FuncVal
 
 if TYPE_CHECKING:
     from esochess.gambit.codegen.compiler import SourceCompiler
@@ -129,11 +130,13 @@ class ExprSource:
     def converted_src(self, e: A.Expr) -> str:
         """`src` at one level deeper."""
         conv = self.an.conversions.get(e)
-        if isinstance(conv, SelectionToEntity):
-            return self.fallback(e)
         g = self.gen(e)
         if g is None:
             return self.fallback(e)
+        if isinstance(conv, SelectionToEntity):
+            t = self.temp()
+            rest = f"{conv.optional!r}, {first_pos(e)!r}, {conv.text!r}, {conv.entity!r}"
+            return f"({t}[0] if len({t} := {g}) == 1 else _one({t}, {rest}))"
         if isinstance(conv, ToNum):
             return f"_num({g})"
         return g
@@ -243,10 +246,33 @@ class ExprSource:
             return f"{obj}.index"
         if prop.kind == "trait":
             assert prop.code is not None
-            return f"{self.c.calls.name(prop.code)}(m, {e.pos!r}, [{obj}])"
+            return self.call_site(prop.code, e.pos, [obj])
+        zero = self.unset_value(prop)
+        if zero is not None:
+            return f"m.store.get(({prop.pid}, ({obj},)), {zero})"
         v, o = self.temp(), self.temp()
         return (f"({v} if ({v} := m.store.get(({prop.pid}, (({o} := {obj}),)), UNSET)) "
                 f"is not UNSET else m.read_prop({pconst}, ({o},), {e.pos!r}))")  # fmt: skip
+
+    def unset_value(self, prop: Prop) -> str | None:
+        """Source of what reading a state or fixed property that was never set gives, when
+        that is its type's zero (no default expression, no error): the whole of
+        `Machine.read_prop` for an unset key, so a read is one `store.get`."""
+        if prop.kind == "trait" or prop.pid == 0 or prop.zero is UNSET:
+            return None
+        info = self.c.sym.props[prop.pid]
+        if info.decl.default is not None or isinstance(info.type, T.StructT):
+            return None  # (mirrors Compiler.property: these get a default)
+        return self.ns.const(prop.zero, "zero")
+
+    def call_site(self, code: Code, pos: tuple[int, int], args: list[str]) -> str:
+        """A call of `code` without parameter tests: a memo lookup in place when the
+        body may be memoised (compiled already, not cheap), else its wrapper."""
+        wrapper = self.c.calls.name(code)
+        if code.instrs and id(code) not in self.c.calls.cheap:
+            memo = self.c.calls.memo_names(code)
+            return memo_call(wrapper, pos, args, memo, self.temp)
+        return f"{wrapper}(m, {pos!r}, [{', '.join(args)}])"
 
     def call(self, e: A.Call) -> str | None:
         info = self.an.calls[e]
@@ -265,7 +291,7 @@ class ExprSource:
                     inlined = inline_call(wrapper, e.pos, parts, body, self.temp)
                     if inlined is not None:
                         return inlined
-                return f"{wrapper}(m, {e.pos!r}, [{args}])"
+                return self.call_site(code, e.pos, parts)
             v = self.temp()
             g = self.ns.const(group, "group")
             wrapper = self.c.calls.name(group[0].code)

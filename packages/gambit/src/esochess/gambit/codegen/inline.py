@@ -90,3 +90,26 @@ def inline_call(
         bind = ", ".join(f"({n} := {a})" for n, a in zip(names, args, strict=True))
         guard = f"({bind}, ) and {guard}"
     return f"(({fast}) if {guard} else {slow})"
+
+
+def memo_call(
+    wrapper: str, pos: tuple[int, int], args: list[str], memo: tuple[str, str],
+    temp: Callable[[], str],
+) -> str:  # fmt: skip
+    """Source that evaluates `wrapper(m, pos, [args])` of a memoised body, looking the
+    result up in its memo table in place: the wrapper's hit path (tracing, the key, the
+    depth the result needed, `peak`) without the call; a miss calls the wrapper, which
+    looks up again and computes. `memo` is (table, flag) from `CallWrappers.memos`."""
+    table, flag = memo
+    names = [temp() for _ in args]
+    hit, level, static = temp(), temp(), temp()
+    slow = f"{wrapper}(m, {pos!r}, [{', '.join(names)}])"
+    key = "".join(f"{n}, " for n in names) + f"m.inst_version if {static} else m.version"
+    guard = (f"({static} := {flag}) is not None and not m.tracing"
+             f" and ({hit} := {table}.get(({key}))) is not None"
+             f" and ({level} := m.depth + len(m.frames) + {hit}[1]) < {CALL_DEPTH_LIMIT}"
+             f" and ({level} <= m.peak or _peak(m, {level}))")  # fmt: skip
+    if args:
+        bind = ", ".join(f"({n} := {a})" for n, a in zip(names, args, strict=True))
+        guard = f"({bind}, ) and {guard}"
+    return f"({hit}[0] if {guard} else {slow})"

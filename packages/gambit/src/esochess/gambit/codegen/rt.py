@@ -82,6 +82,17 @@ def superset(v: Any, pattern_value: Any) -> bool:
     return is_superset(v, pattern_value) if v is not None else pattern_value is None
 
 
+def one(
+    xs: tuple[Any, ...], optional: bool, pos: tuple[int, int], text: str, entity: str
+) -> Any:
+    """A selection stored where one instance is expected, when it did not match exactly
+    one: none for an optional target that matched nothing, else the interpreter's error."""
+    if not xs and optional:
+        return None
+    raise RunError(pos, f"selector {text} matched {len(xs)} instances; exactly one "
+                   f"{entity} was expected")  # fmt: skip
+
+
 def peak(m: Machine, level: int) -> bool:
     """Record `level` as the deepest call level reached (an inlined leaf call); True."""
     m.peak = level
@@ -90,6 +101,7 @@ def peak(m: Machine, level: int) -> bool:
 
 HELPERS: dict[str, Any] = {
     "_peak": peak,
+    "_one": one,
     "_call": call_known,
     "_tr": truthy,
     "_eq": values_equal,

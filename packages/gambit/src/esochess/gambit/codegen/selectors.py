@@ -44,6 +44,8 @@ class SelectorSource:
             prop = self.c.props[info.pid]
             if prop.pid == 0:
                 read = "x.index"
+            elif (zero := self.x.unset_value(prop)) is not None:
+                read = f"m.store.get(({prop.pid}, (x,)), {zero})"
             else:
                 t = self.x.temp()
                 read = (f"({t} if ({t} := m.store.get(({prop.pid}, (x,)), UNSET)) is not UNSET "
@@ -93,13 +95,7 @@ class SelectorSource:
         else:
             lines.append(f"    base = m.instances[{ent}]")
         if dynamic:
-            lines += [
-                "    out = []",
-                "    for x in base:",
-                f"        if {' and '.join(dynamic)}:",
-                "            out.append(x)",
-                "    return tuple(out)",
-            ]
+            lines.append(f"    return tuple([x for x in base if {' and '.join(dynamic)}])")
         else:
             lines.append("    return base")
         self.ns.define(name, lines, f"selector at line {sel.pos[0]}")
