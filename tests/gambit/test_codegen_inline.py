@@ -58,6 +58,12 @@ fixed int [Box size]
 fn find(int s) -> Box => Box<size: s>
 fn maybe(int s) -> Box? => Box<size: s>
 
+fn mark(Box b) -> str {
+    s = b.size
+    if s == 1: return "one"
+    return "more"
+}
+
 main() {
     Box(size: 1)
     Box(size: 2)
@@ -65,6 +71,8 @@ main() {
     print(find(1).size)
     print(find(1).size)
     print(maybe(5) == none)
+    print(mark(find(1)))
+    print(mark(Box[2]))
     print(find(2).size)
 }
 """
@@ -76,9 +84,28 @@ def _temps() -> Callable[[], str]:
 
 
 def test_body_expression_takes_a_single_return() -> None:
-    assert body_expression(["        return (L[0] + 1)"]) == "(L[0] + 1)"
-    assert body_expression(["        return L[0]", "        return None"]) == "L[0]"
-    assert body_expression(["        L[1] = 2", "        return L[1]"]) is None
+    assert body_expression(["        return (L[0] + 1)"], 1, _temps()) == "(L[0] + 1)"
+    assert body_expression(["        return L[0]", "        return None"], 1, _temps()) == "L[0]"
+
+
+def test_body_expression_nests_locals_and_early_returns() -> None:
+    lines = ["        L[1] = L[0] * 2", "        if (L[1] > 3):", "            return 'big'",
+             "        return L[2]", "        return None"]  # fmt: skip
+    src = body_expression(lines, 1, _temps())
+    assert src is not None
+    assert "L[1]" not in src and "L[2]" not in src
+    for x, want in ((1, None), (2, "big")):
+        assert eval(src, {}, {"L": [x]}) == want  # noqa: S307 - generated test source
+
+
+@pytest.mark.parametrize("lines", [
+    ["        L[0] = 2", "        return L[0]"],  # a parameter reassigned
+    ["        if L[0]:", "            L[1] = 1", "            return L[1]", "        return 0"],
+    ["        while L[0]:", "            return 1", "        return 0"],
+    ["        if L[0]:", "            return 1", "        else:", "            return 2"],
+])  # fmt: skip
+def test_body_expression_refuses_other_shapes(lines: list[str]) -> None:
+    assert body_expression(lines, 1, _temps()) is None
 
 
 def test_inline_call_binds_arguments_and_routes_helpers_to_the_wrapper() -> None:

@@ -282,18 +282,22 @@ class ExprSource:
             group = [o for o in self.c.overloads[info.name] if len(o.info.params) == len(e.args)]
             if len(group) != 1:
                 return None
-            if not group[0].tests:
-                code = group[0].code
-                wrapper = self.c.calls.name(code)
-                leaf = self.c.calls.inline.get(id(code))
-                body = body_expression(leaf) if leaf is not None else None
-                if body is not None:
-                    inlined = inline_call(wrapper, e.pos, parts, body, self.temp)
-                    if inlined is not None:
-                        return inlined
+            code, tests = group[0].code, group[0].tests
+            g = self.ns.const(group, "group")
+            leaf = self.c.calls.inline.get(id(code))
+            body = body_expression(leaf, len(parts), self.temp) if leaf is not None and all(
+                t is not_none for _, t in tests) else None  # fmt: skip
+            if body is not None:
+                pos, name = e.pos, info.name
+                inlined = inline_call(
+                    self.c.calls.name(code), pos, parts, body, self.temp, [i for i, _ in tests],
+                    lambda v: f"_call(m, _tested(m, {name!r}, {g}, {v}, {pos!r}), {v}, {pos!r})",
+                )  # fmt: skip
+                if inlined is not None:
+                    return inlined
+            if not tests:
                 return self.call_site(code, e.pos, parts)
             v = self.temp()
-            g = self.ns.const(group, "group")
             wrapper = self.c.calls.name(group[0].code)
             test = f"_passes(m, {g}, ({v} := [{args}]))"
             if all(t is not_none for _, t in group[0].tests):

@@ -28,14 +28,82 @@ _BARE_L = re.compile(r"\bL\b(?!\[\d+\])")
 _HELPER = re.compile(r"(?<![\w.])(?:_[A-Za-z]\w*|m\.read_prop)\(")
 
 
-def body_expression(lines: list[str]) -> str | None:
-    """The expression of a leaf body that is a single `return expr`, else None."""
-    stripped = [ln.strip() for ln in lines]
-    if not stripped or not stripped[0].startswith("return "):
+_ASSIGN = re.compile(r"L\[(\d+)\] = (.+)")
+_IF = re.compile(r"if (.+):")
+
+
+def _statements(lines: list[str]) -> list[tuple[str, str, str]] | None:
+    """A leaf body's lines as ("set", slot, value), ("if", cond, value) -- an `if` whose
+    block is one `return` -- and a final ("ret", "", value); None for any other shape."""
+    out: list[tuple[str, str, str]] = []
+    base = len(lines[0]) - len(lines[0].lstrip(" ")) if lines else 0
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        text = line.strip()
+        if len(line) - len(line.lstrip(" ")) != base:
+            return None
+        if text.startswith("return "):
+            out.append(("ret", "", text[len("return "):]))
+            return out  # (what follows is unreachable)
+        if (a := _ASSIGN.fullmatch(text)) is not None:
+            out.append(("set", a.group(1), a.group(2)))
+            i += 1
+            continue
+        c = _IF.fullmatch(text)
+        inner = lines[i + 1] if i + 1 < len(lines) else ""
+        after = lines[i + 2] if i + 2 < len(lines) else ""
+        if c is None or len(inner) - len(inner.lstrip(" ")) != base + 4 \
+                or not inner.strip().startswith("return ") \
+                or len(after) - len(after.lstrip(" ")) > base:  # fmt: skip
+            return None
+        out.append(("if", c.group(1), inner.strip()[len("return "):]))
+        i += 2
+    return None
+
+
+def body_expression(lines: list[str], nargs: int, temp: Callable[[], str]) -> str | None:
+    """A leaf body as one expression over its parameters `L[0]`..`L[nargs - 1]`, or None.
+
+    The body may assign locals (fresh names here, none at the start as in the frame), and
+    return early from an `if` whose block is one `return`; statements run in order, so
+    `v := e` and `x if c else rest` nest to the same evaluation.
+    """
+    stmts = _statements(lines)
+    if stmts is None:
         return None
-    if any(s != "return None" for s in stripped[1:]):
-        return None
-    return stripped[0][len("return "):]
+    if any(kind == "set" and int(slot) < nargs for kind, slot, _ in stmts):
+        return None  # a parameter reassigned: the wrapper's fallback needs the arguments
+    names: dict[int, str] = {}
+
+    def name_of(k: int) -> str:
+        if k not in names:
+            names[k] = temp()
+        return names[k]
+
+    def local(mt: re.Match[str]) -> str:
+        k = int(mt.group(1))
+        return mt.group(0) if k < nargs else name_of(k)
+
+    expr = _LOCAL.sub(local, stmts[-1][2])
+    for kind, slot, value in reversed(stmts[:-1]):
+        v = _LOCAL.sub(local, value)
+        if kind == "set":
+            expr = f"((({name_of(int(slot))} := {v}), ) and {expr})"
+        else:
+            expr = f"({v} if {_LOCAL.sub(local, slot)} else {expr})"
+    # A local read before any assignment holds none, as in a fresh frame.
+    assigned: set[int] = set()
+    unset: set[int] = set()
+    for kind, slot, value in stmts:
+        reads = f"{slot} {value}" if kind == "if" else value
+        unset |= {int(k) for k in _LOCAL.findall(reads) if int(k) >= nargs} - assigned
+        if kind == "set":
+            assigned.add(int(slot))
+    if unset:
+        init = "".join(f"({name_of(k)} := None), " for k in sorted(unset))
+        expr = f"(({init}) and {expr})"
+    return expr
 
 
 def _call_end(text: str, start: int) -> int:
@@ -72,10 +140,13 @@ def _replace_helpers(text: str, slow: str) -> str:
 
 
 def inline_call(
-    wrapper: str, pos: tuple[int, int], args: list[str], body: str, temp: Callable[[], str]
-) -> str | None:
-    """Source that evaluates `wrapper(m, pos, [args])` with the leaf `body` in place, or
-    None when the body uses a local other than its parameters."""
+    wrapper: str, pos: tuple[int, int], args: list[str], body: str, temp: Callable[[], str],
+    checks: list[int] | None = None, untested: Callable[[str], str] | None = None,
+) -> str | None:  # fmt: skip
+    """Source that evaluates `wrapper(m, pos, [args])` with the leaf `body` (see
+    `body_expression`) in place, or None when the body uses a local other than its
+    parameters. `checks` are the arguments that must not be none (entity parameters);
+    when one is, `untested(list)` is the call site's dispatch of that argument list."""
     if any(set(lit.group()) & set("L_()[]") for lit in _LITERAL.finditer(body)):
         return None  # (the substitutions below do not parse string literals)
     if _BARE_L.search(body) or any(int(k) >= len(args) for k in _LOCAL.findall(body)):
@@ -86,10 +157,17 @@ def inline_call(
     fast = _LOCAL.sub(lambda mt: names[int(mt.group(1))], _replace_helpers(body, slow))
     guard = (f"({level} := m.depth + len(m.frames)) < {CALL_DEPTH_LIMIT} and not m.tracing"
              f" and ({level} <= m.peak or _peak(m, {level}))")  # fmt: skip
+    fallback = slow
+    if checks:
+        assert untested is not None
+        present = " and ".join(f"{names[i]} is not None" for i in checks)
+        guard = f"{present} and {guard}"
+        v = temp()
+        fallback = f"({slow} if {present} else (({v} := [{', '.join(names)}]) and {untested(v)}))"
     if args:
         bind = ", ".join(f"({n} := {a})" for n, a in zip(names, args, strict=True))
         guard = f"({bind}, ) and {guard}"
-    return f"(({fast}) if {guard} else {slow})"
+    return f"(({fast}) if {guard} else {fallback})"
 
 
 def memo_call(
@@ -97,19 +175,18 @@ def memo_call(
     temp: Callable[[], str],
 ) -> str:  # fmt: skip
     """Source that evaluates `wrapper(m, pos, [args])` of a memoised body, looking the
-    result up in its memo table in place: the wrapper's hit path (tracing, the key, the
+    result up in its memo table in place: the wrapper's hit path (the key, tracing, the
     depth the result needed, `peak`) without the call; a miss calls the wrapper, which
-    looks up again and computes. `memo` is (table, flag) from `CallWrappers.memos`."""
+    looks up again and computes. `memo` is (table, flag) from `CallWrappers.memos`; only
+    the wrapper fills the table, so a body that turns out not to be memoised (flag None)
+    always misses."""
     table, flag = memo
     names = [temp() for _ in args]
-    hit, level, static = temp(), temp(), temp()
+    hit, level = temp(), temp()
     slow = f"{wrapper}(m, {pos!r}, [{', '.join(names)}])"
-    key = "".join(f"{n}, " for n in names) + f"m.inst_version if {static} else m.version"
-    guard = (f"({static} := {flag}) is not None and not m.tracing"
-             f" and ({hit} := {table}.get(({key}))) is not None"
+    key = "".join(f"({n} := {a}), " for n, a in zip(names, args, strict=True))
+    key += f"m.inst_version if {flag} else m.version"
+    guard = (f"({hit} := {table}.get(({key}))) is not None and not m.tracing"
              f" and ({level} := m.depth + len(m.frames) + {hit}[1]) < {CALL_DEPTH_LIMIT}"
              f" and ({level} <= m.peak or _peak(m, {level}))")  # fmt: skip
-    if args:
-        bind = ", ".join(f"({n} := {a})" for n, a in zip(names, args, strict=True))
-        guard = f"({bind}, ) and {guard}"
     return f"({hit}[0] if {guard} else {slow})"
