@@ -8,10 +8,14 @@ as numbered constants `_kN` in the one namespace shared by a program's functions
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 from typing import Any
 
 from esochess.gambit.codegen import rt
+from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE
+
+_LEVEL = re.compile(rf"\b{LEVEL}\b")
 
 
 class Namespace:
@@ -48,6 +52,8 @@ class Namespace:
 
     def define(self, name: str, lines: list[str], comment: str = "") -> Callable[..., Any]:
         """Compile `lines` (a complete `def name(...)`) and return the function."""
+        if any(_LEVEL.search(line) for line in lines[1:]):
+            lines = [lines[0], LEVEL_LINE, *lines[1:]]
         text = "\n".join(lines) + "\n"
         if comment:
             text = f"# {comment}\n" + text

@@ -28,6 +28,12 @@ _BARE_L = re.compile(r"\bL\b(?!\[\d+\])")
 _HELPER = re.compile(r"(?<![\w.])(?:_[A-Za-z]\w*|m\.read_prop)\(")
 
 
+# The call level of the generated function running an inlined call. Code that cannot
+# pause runs at one level from its first line to its last (every call it makes restores
+# the depth), so `Namespace.define` computes it once, at the top of a function using it.
+LEVEL = "_level"
+LEVEL_LINE = f"    {LEVEL} = m.depth + len(m.frames)"
+
 _ASSIGN = re.compile(r"L\[(\d+)\] = (.+)")
 _IF = re.compile(r"if (.+):")
 
@@ -152,11 +158,10 @@ def inline_call(
     if _BARE_L.search(body) or any(int(k) >= len(args) for k in _LOCAL.findall(body)):
         return None
     names = [temp() for _ in args]
-    level = temp()
     slow = f"{wrapper}(m, {pos!r}, [{', '.join(names)}])"
     fast = _LOCAL.sub(lambda mt: names[int(mt.group(1))], _replace_helpers(body, slow))
-    guard = (f"({level} := m.depth + len(m.frames)) < {CALL_DEPTH_LIMIT} and not m.tracing"
-             f" and ({level} <= m.peak or _peak(m, {level}))")  # fmt: skip
+    guard = (f"{LEVEL} < {CALL_DEPTH_LIMIT} and not m.tracing"
+             f" and ({LEVEL} <= m.peak or _peak(m, {LEVEL}))")  # fmt: skip
     fallback = slow
     if checks:
         assert untested is not None
@@ -187,6 +192,6 @@ def memo_call(
     key = "".join(f"({n} := {a}), " for n, a in zip(names, args, strict=True))
     key += f"m.inst_version if {flag} else m.version"
     guard = (f"({hit} := {table}.get(({key}))) is not None and not m.tracing"
-             f" and ({level} := m.depth + len(m.frames) + {hit}[1]) < {CALL_DEPTH_LIMIT}"
+             f" and ({level} := {LEVEL} + {hit}[1]) < {CALL_DEPTH_LIMIT}"
              f" and ({level} <= m.peak or _peak(m, {level}))")  # fmt: skip
     return f"({hit}[0] if {guard} else {slow})"
