@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 
 import chess
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from test_eval_support import M1, example, program, random_walk
 
 from esochess.chespel.runtime.engine import Engine, Game
+from esochess.chespel.runtime.ordering import quiet_gives_check
 from esochess.chespel.runtime.search import (
     MATE,
     Limits,
@@ -170,3 +172,14 @@ def test_positional_opens_with_a_central_move() -> None:
         Game.start(chess.Board()), Limits(depth=4))
     assert choice.move is not None
     assert chess.Board().san(choice.move) in ("e4", "d4", "c4", "Nf3")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000))
+def test_quiet_gives_check_agrees_with_python_chess(seed: int) -> None:
+    board = random_walk(random.Random(seed), 120)
+    them = board.occupied_co[not board.turn]
+    for move in board.generate_pseudo_legal_moves():
+        if them & chess.BB_SQUARES[move.to_square] or move.promotion or board.is_en_passant(move):
+            continue
+        assert quiet_gives_check(board, move) == board.gives_check(move), (board.fen(), move)

@@ -87,6 +87,45 @@ class History:
         return [entry[2] for entry in scored]
 
 
+def quiet_gives_check(board: chess.Board, move: chess.Move) -> bool:
+    """`board.gives_check(move)` for a quiet pseudo-legal move (no capture, promotion or en
+    passant) without playing it: the moved piece attacks the enemy king from its target, or
+    leaving its cell uncovers one of our sliders. Castling asks python-chess."""
+    turn = board.turn
+    king_bb = board.kings & board.occupied_co[not turn]
+    if not king_bb:
+        return False
+    origin, target = move.from_square, move.to_square
+    piece = board.piece_type_at(origin)
+    if piece == chess.KING and board.is_castling(move):
+        return board.gives_check(move)
+    occupied = (board.occupied & ~BB_SQUARES[origin]) | BB_SQUARES[target]
+    if piece == chess.PAWN:
+        attacks = chess.BB_PAWN_ATTACKS[turn][target]
+    elif piece == chess.KNIGHT:
+        attacks = chess.BB_KNIGHT_ATTACKS[target]
+    elif piece == chess.KING:
+        attacks = chess.BB_KING_ATTACKS[target]
+    else:
+        attacks = 0
+        if piece != chess.ROOK:
+            attacks = chess.BB_DIAG_ATTACKS[target][chess.BB_DIAG_MASKS[target] & occupied]
+        if piece != chess.BISHOP:
+            attacks |= (chess.BB_RANK_ATTACKS[target][chess.BB_RANK_MASKS[target] & occupied]
+                        | chess.BB_FILE_ATTACKS[target][chess.BB_FILE_MASKS[target] & occupied])
+    if attacks & king_bb:
+        return True
+    king = king_bb.bit_length() - 1
+    ours = board.occupied_co[turn] & ~BB_SQUARES[origin]
+    queens = board.queens
+    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied] \
+        & (board.bishops | queens)
+    straight = (chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
+                | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied]) \
+        & (board.rooks | queens)
+    return bool((diagonal | straight) & ours)
+
+
 def capture_weight(board: chess.Board, move: chess.Move) -> int:
     """MVV-LVA weight of a capture or promotion (en passant counts as pawn takes pawn)."""
     victim = board.piece_type_at(move.to_square) or (chess.PAWN if board.is_en_passant(move) else 0)

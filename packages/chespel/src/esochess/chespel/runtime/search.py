@@ -26,6 +26,7 @@ from esochess.chespel.runtime.ordering import (
     History,
     losing_capture,
     order_captures,
+    quiet_gives_check,
 )
 from esochess.chespel.runtime.positions import castle_bit, position_key
 from esochess.chespel.runtime.table import EXACT, LOWER, UPPER, Table
@@ -289,9 +290,15 @@ class Searcher:
                 board.pop()
             if score >= beta:
                 return beta if score >= MATE_BOUND else score
-        moves = list(board.generate_legal_moves())
-        if not moves:
-            return -(MATE - ply) if in_check else 0
+        # In check the evasions are generated legal; otherwise pseudo-legal, and a move that
+        # leaves the king attacked is taken back on use (most nodes cut off long before
+        # their last move, whose legality is then never tested).
+        if in_check:
+            moves = list(board.generate_legal_moves())
+            if not moves:
+                return -(MATE - ply)
+        else:
+            moves = list(board.generate_pseudo_legal_moves())
         original_alpha = alpha
         best = -INFINITY
         best_move = None
@@ -300,18 +307,25 @@ class Searcher:
         tried: list[chess.Move] = []
         # Futility: at the frontier, a quiet move cannot lift a hopeless static score.
         futile = static is not None and depth <= 2 and static + FUTILITY_MARGIN * depth <= alpha
+        searched = 0  # legal moves searched
+        index = 0  # moves searched or pruned: the late-move count
         try:
-            for index, move in enumerate(self.history.order(board, moves, tt_move, ply)):
+            for move in self.history.order(board, moves, tt_move, ply):
                 quiet = not (them & BB_SQUARES[move.to_square]) and move.promotion is None \
                     and not board.is_en_passant(move)
-                if quiet and index > 0 and (futile or (
+                # Pruning waits for one legal move searched, so that "no move was searched"
+                # below means mate or stalemate.
+                if quiet and searched and (futile or (
                         static is not None and depth <= 2 and index >= LATE_MOVES * depth)):
-                    if not board.gives_check(move):
+                    if not quiet_gives_check(board, move):
+                        index += 1
                         continue  # futility and late-move pruning
                 bit = castle_bit(board, move)
                 board.push(move)
                 try:
-                    if index == 0:
+                    if not in_check and board.was_into_check():
+                        continue  # pseudo-legal only: it leaves the king attacked
+                    if not searched:
                         score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, flags | bit, True)
                     else:
                         reduction = 0
@@ -328,6 +342,8 @@ class Searcher:
                                                    flags | bit, True)
                 finally:
                     board.pop()
+                searched += 1
+                index += 1
                 if score > best:
                     best = score
                     best_move = move
@@ -339,6 +355,8 @@ class Searcher:
                             break
                 if quiet:
                     tried.append(move)
+            if not searched:
+                return 0  # stalemate (in check there was a legal move)
         finally:
             self.repetitions[key] -= 1
         bound = LOWER if best >= beta else (EXACT if best > original_alpha else UPPER)
