@@ -84,10 +84,13 @@ def test_tiny_clocks_still_search(remaining: float) -> None:
 
 def test_clock_budgets() -> None:
     limits = clock_limits(1.0, 0.01, None, 4.0)
-    assert limits.budget == pytest.approx(1.0 / 30 + 0.005)
+    # 10 ms per move still to play (30 assumed) is kept back from the clock.
+    assert limits.budget == pytest.approx(0.7 / 30 + 0.005)
     assert limits.hard == pytest.approx(limits.budget / 2)  # 20 ms would be most of it
-    assert clock_limits(10.0, 0.1, None, 4.0).hard == pytest.approx(10 / 30 + 0.05 - MARGIN)
-    assert limits.first == pytest.approx(0.05)  # depth 1 may use a twentieth of the clock
+    assert clock_limits(10.0, 0.1, None, 4.0).hard == pytest.approx(9.7 / 30 + 0.05 - MARGIN)
+    assert limits.first == pytest.approx(0.035)  # depth 1 may use a twentieth of the rest
+    low = clock_limits(0.25, 0.01, None, 4.0)  # only the reserve left: answer at once
+    assert low.budget == pytest.approx(0.005) and low.first == pytest.approx(0.005)
     assert clock_limits(600.0, 0, None, 4.0).budget == 4.0  # maxTime caps the budget
     assert clock_limits(10.0, 0, 2, 60.0).budget == pytest.approx(2.0)  # a fifth at most
     assert clock_limits(0.0, 0, None, 4.0).budget == 0.001

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 MARGIN = 0.020
 """Seconds kept back from a budget for answering (the hard deadline is budget − 20 ms)."""
 DEFAULT_MOVES_TO_GO = 30
+MOVE_OVERHEAD = 0.010
+"""Seconds each move still to play is assumed to cost outside the search, kept back from
+the clock (30 moves to go: 0.3 s)."""
 DEFAULT_BRANCHING = 4.0
 """Assumed growth of iteration time before two iterations have been measured."""
 
@@ -57,14 +60,21 @@ class Limits:
 def clock_limits(remaining: float, increment: float, moves_to_go: int | None,
                  max_time: float) -> Limits:
     """Limits for `go wtime … winc …` (seconds): a share of the clock plus half the
-    increment, never more than a fifth of the clock or the program's maxTime. Half the
-    increment stays in reserve for what the move costs outside the search (the pipe, the
-    GUI, a loaded machine), so a clock that runs low fills up again."""
+    increment, never more than a fifth of the clock or the program's maxTime.
+
+    Two reserves keep a Python engine on a loaded machine from losing on time: every move
+    still to play is assumed to cost MOVE_OVERHEAD outside the search (the pipe, the GUI,
+    waiting for a core), and that much of the clock is never shared out; and half the
+    increment stays back, so that a clock that runs low fills up again. Once the reserve
+    is all that is left, moves are answered at once.
+    """
     remaining = max(remaining, 0.0)
-    share = remaining / (moves_to_go or DEFAULT_MOVES_TO_GO) + 0.5 * increment
+    moves = moves_to_go or DEFAULT_MOVES_TO_GO
+    usable = max(remaining - MOVE_OVERHEAD * moves, 0.0)
+    share = usable / moves + 0.5 * increment
     budget = max(0.001, min(share, remaining / 5, max_time))
-    # Depth 1 may overrun the share, never more than a twentieth of what is left.
-    minimum = min(max(budget, remaining / 20), max_time)
+    # Depth 1 may overrun the share, never more than a twentieth of the usable clock.
+    minimum = min(max(budget, usable / 20), max_time)
     return Limits(budget=budget, minimum=minimum)
 
 
