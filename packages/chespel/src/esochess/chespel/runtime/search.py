@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
 import chess
@@ -294,11 +294,12 @@ class Searcher:
         # leaves the king attacked is taken back on use (most nodes cut off long before
         # their last move, whose legality is then never tested).
         if in_check:
-            moves = list(board.generate_legal_moves())
-            if not moves:
+            evasions = list(board.generate_legal_moves())
+            if not evasions:
                 return -(MATE - ply)
+            moves: Iterator[chess.Move] = iter(self.history.order(board, evasions, tt_move, ply))
         else:
-            moves = list(board.generate_pseudo_legal_moves())
+            moves = self._staged(tt_move, ply)
         original_alpha = alpha
         best = -INFINITY
         best_move = None
@@ -310,7 +311,7 @@ class Searcher:
         searched = 0  # legal moves searched
         index = 0  # moves searched or pruned: the late-move count
         try:
-            for move in self.history.order(board, moves, tt_move, ply):
+            for move in moves:
                 quiet = not (them & BB_SQUARES[move.to_square]) and move.promotion is None \
                     and not board.is_en_passant(move)
                 # Pruning waits for one legal move searched, so that "no move was searched"
@@ -362,6 +363,18 @@ class Searcher:
         bound = LOWER if best >= beta else (EXACT if best > original_alpha else UPPER)
         self.tt.store(key, depth, bound, _to_tt(best, ply), best_move)
         return best
+
+    def _staged(self, tt_move: chess.Move | None, ply: int) -> Iterator[chess.Move]:
+        """The pseudo-legal moves of a node not in check, best first: the table's move
+        before anything is generated (it often cuts the node off), then the rest ordered
+        with the history as it stands after the table's move was searched."""
+        board = self.board
+        if tt_move is not None and board.is_pseudo_legal(tt_move):
+            yield tt_move
+        else:
+            tt_move = None
+        rest = [move for move in board.generate_pseudo_legal_moves() if move != tt_move]
+        yield from self.history.order(board, rest, None, ply)
 
     def _quiesce(self, alpha: int, beta: int, ply: int, flags: int, key: Hashable) -> int:
         board = self.board
