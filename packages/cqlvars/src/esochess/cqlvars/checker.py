@@ -96,11 +96,13 @@ class _Checker(AssignChecks, CallChecks):
             noun = "argument" if wanted == "1" else "arguments"
             raise self.error(node.span, f"'{node.name}' takes {wanted} {noun}, not {count}")
         args: list[ast.Node] = []
+        types: list[str] = []
         for i, arg in enumerate(node.args):
             new, t = self.visit(arg)
             self.need(new, t, spec.params[min(i, len(spec.params) - 1)], f"'{node.name}'")
             args.append(new)
-        return self.typed(replace(node, args=tuple(args)), spec.result)
+            types.append(t)
+        return self.typed(replace(node, args=tuple(args)), spec.result_for(tuple(types)))
 
     def visit_GameInfo(self, node: ast.GameInfo) -> tuple[ast.Node, str]:
         if node.field == "elo":

@@ -27,7 +27,9 @@ from esochess.cqlvars import ast, pawns, rays
 from esochess.cqlvars.closures import Fn, all_of, cached, in_check, is_mate, is_stalemate, lift
 from esochess.cqlvars.model import Ctx
 from esochess.cqlvars.qtypes import LOGICAL, NUMERIC, POSITION, SET, STRING
-from esochess.cqlvars.variables import MAX_VALUE
+from esochess.cqlvars.variables import MAX_VALUE, CqlRuntimeError
+from esochess.fen import SourceError
+from esochess.fen.files import UnreadableFile, read_source
 
 
 class Syntax(enum.Enum):
@@ -36,6 +38,7 @@ class Syntax(enum.Enum):
     BARE = "FILTER"  # `check`
     ARGS = "FILTERARGS"  # `between (S T)`: parenthesised arguments
     OPTIONAL_ARGS = "FILTEROPT"  # `child` or `child (N)`
+    PREFIX_65 = "FILTER65"  # `assert X == 0`: one operand at the power of `not`
     PREFIX_110 = "FILTER110"  # `abs N`: one operand, parsed at operator power 110
     PREFIX_140 = "FILTER140"
     PREFIX_160 = "FILTER160"
@@ -72,6 +75,12 @@ class FilterSpec:
     tags_only: bool = False
     #: Fewest arguments (OPTIONAL_ARGS filters may have none).
     min_args: int | None = None
+    #: The result type from the argument types, for a filter whose type depends on them
+    #: (`ascii`); `result` is then its type for the first accepted argument type.
+    result_of: Callable[[tuple[str, ...]], str] | None = None
+
+    def result_for(self, types: tuple[str, ...]) -> str:
+        return self.result if self.result_of is None else self.result_of(types)
 
     @property
     def fewest(self) -> int:
@@ -244,7 +253,77 @@ def _year(site: Site) -> Fn:
     return year
 
 
+def _matched(value: object, type_: str) -> bool:
+    """Whether a filter's value counts as a match (an empty set does not)."""
+    return value is not None and (type_ != SET or bool(value))
+
+
+#: Most evaluations of one `loop` body in one position (a body that never fails would
+#: otherwise run forever).
+MAX_LOOP = 1_000_000
+
+
+def _loop(site: Site) -> Fn:
+    body, type_, span = site.args[0], site.types[0], site.span
+
+    def loop(ctx: Ctx) -> bool | None:
+        for count in range(MAX_LOOP + 1):
+            if not _matched(body(ctx), type_):
+                return True if count else None
+        raise CqlRuntimeError(
+            span.line, span.column, f"'loop' body still matched after {MAX_LOOP} evaluations"
+        )
+
+    return loop
+
+
+def _assert(site: Site) -> Fn:
+    test, type_, span = site.args[0], site.types[0], site.span
+
+    def assert_(ctx: Ctx) -> bool:
+        if not _matched(test(ctx), type_):
+            raise CqlRuntimeError(span.line, span.column, "assertion failed")
+        return True
+
+    return assert_
+
+
+def _ascii(value: object) -> object:
+    """A one-character string's code, or the character of a code (0-0x10FFFF)."""
+    if isinstance(value, str):
+        return ord(value) if len(value) == 1 else None
+    assert isinstance(value, int)
+    return chr(value) if 0 <= value <= 0x10FFFF else None
+
+
+def _readfile(site: Site) -> Fn:
+    name_of, span = site.args[0], site.span
+    texts: dict[str, str] = {}  # read once per run and worker
+
+    def readfile(ctx: Ctx) -> str | None:
+        name = name_of(ctx)
+        if name is None:
+            return None
+        if name not in texts:
+            try:
+                texts[name] = read_source(name)
+            except UnreadableFile as exc:
+                raise CqlRuntimeError(span.line, span.column, str(exc)) from None
+            except SourceError as exc:
+                raise CqlRuntimeError(
+                    span.line, span.column, f"cannot read {name}: {exc.message}"
+                ) from None
+        return texts[name]
+
+    return readfile
+
+
+def _hascomment(site: Site) -> Fn:
+    return all_of(site.args, lambda ctx, text: True if text in ctx.game.comments[ctx.pos] else None)
+
+
 TYPE_NAMES = {t: chess.piece_name(t) for t in chess.PIECE_TYPES}
+ANY_VALUE = (LOGICAL, NUMERIC, SET, POSITION, STRING)
 
 _SPECS = (
     # logical, no parameter ------------------------------------------------------------
@@ -255,6 +334,9 @@ _SPECS = (
                "White to move", reversed="btm"),
     FilterSpec("btm", Syntax.BARE, (), LOGICAL, _truth(lambda ctx: not ctx.board().turn),
                "Black to move", reversed="wtm"),
+    FilterSpec("sidetomove", Syntax.BARE, (), NUMERIC,
+               lambda site: lambda ctx: 1 if ctx.board().turn else -1,
+               "the side to move: 1 for White, -1 for Black"),
     FilterSpec("initial", Syntax.BARE, (), LOGICAL, _truth(lambda ctx: ctx.pos == 0),
                "the game's first position"),
     FilterSpec("terminal", Syntax.BARE, (), LOGICAL,
@@ -280,6 +362,10 @@ _SPECS = (
                "the FEN of the position"),
     FilterSpec("year", Syntax.BARE, (), NUMERIC, _year, "the year of the Date tag",
                tags_only=True),
+    FilterSpec("eventdate", Syntax.BARE, (), STRING,
+               lambda site: _tag("EventDate"), "the EventDate tag", tags_only=True),
+    FilterSpec("hascomment", Syntax.PREFIX_190, ((STRING,),), LOGICAL, _hascomment,
+               "the position's PGN comment contains a string"),
     # tree navigation -------------------------------------------------------------------
     FilterSpec("child", Syntax.OPTIONAL_ARGS, ((NUMERIC,),), POSITION, _child,
                "the next position of the main continuation, or child (N): the N-th (0 = main)",
@@ -341,6 +427,16 @@ _SPECS = (
                "integer square root (no value for a negative number)"),
     FilterSpec("int", Syntax.PREFIX_110, ((STRING,),), NUMERIC, lambda site: lift(site.args[0], int_of),
                "the integer a string spells"),
+    FilterSpec("ascii", Syntax.PREFIX_140, ((STRING, NUMERIC),), NUMERIC, _on_value(_ascii),
+               "the code of a one-character string, or the character of a code",
+               result_of=lambda types: STRING if types[0] == NUMERIC else NUMERIC),
+    FilterSpec("readfile", Syntax.PREFIX_140, ((STRING,),), STRING, _readfile,
+               "the text of a UTF-8 file (a path relative to the current directory)"),
+    # control ---------------------------------------------------------------------------
+    FilterSpec("loop", Syntax.PREFIX_65, (ANY_VALUE,), LOGICAL, _loop,
+               "evaluate the body until it fails; matches if it matched at least once"),
+    FilterSpec("assert", Syntax.PREFIX_65, ((NUMERIC, LOGICAL, SET, POSITION, STRING),), LOGICAL, _assert,
+               "stop the run with a located error unless the argument matches"),
     FilterSpec("lowercase", Syntax.PREFIX_140, ((STRING,),), STRING,
                lambda site: lift(site.args[0], str.lower), "a string in lower case"),
     FilterSpec("uppercase", Syntax.PREFIX_140, ((STRING,),), STRING,

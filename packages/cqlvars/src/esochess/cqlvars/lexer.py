@@ -43,8 +43,8 @@ TIER1_KEYWORDS = SYNTAX_KEYWORDS | frozenset(FILTERS)
 
 #: CQL words this implementation does not support (a located "not supported" error).
 TIER2_KEYWORDS = frozenset(
-    """path focus consecutivemoves sidetomove
-readfile writefile local atomic hhdb pathstart pathlastposition pathcount
+    """path focus consecutivemoves currenttransform
+writefile local atomic hhdb pathstart pathlastposition pathcount
 pathcountunfocused pathdebug""".split()
 )
 
