@@ -105,3 +105,23 @@ def test_assert_stops_the_run_where_it_fails(tmp_path: Path) -> None:
     # An empty set does not satisfy an assertion.
     empty = run_cql(tmp_path, "cql() assert Q", position("8/8/8/8/8/8/8/4kK2 w - - 0 1"))
     assert empty.code == 1 and "assertion failed" in empty.err
+
+
+# Main line 2. Nf3 Nc6 3. Nc3 Nf6 4. Bb5 and the variation 2. Nc3 Nc6 3. Nf3 Nf6 4. Bb5:
+# after the common ancestor (after 1... e5) the longest common run is Nf6 Bb5.
+LOGICAL_STUDY = "1. e4 e5 2. Nf3 (2. Nc3 Nc6 3. Nf3 Nf6 4. Bb5) 2... Nc6 3. Nc3 Nf6 4. Bb5 *\n"
+
+
+def test_consecutivemoves_is_the_longest_common_run(tmp_path: Path) -> None:
+    query = ("cql(variations quiet) echo (s t) { s:terminal t:terminal "
+             "positionid < s:positionid message (\"run \" consecutivemoves (s t)) }")  # fmt: skip
+    run = run_cql(tmp_path, query, LOGICAL_STUDY)
+    assert run.out.splitlines()[0] == "run 2"
+    # A position against itself or its ancestor: no moves on one side, so 0.
+    same = "cql() initial message (consecutivemoves (currentposition currentposition)) false"
+    assert run_cql(tmp_path, same, LOGICAL_STUDY).out.splitlines()[0] == "0"
+    refused = run_cql(tmp_path, "cql() consecutivemoves 5 100 (parent parent)", LOGICAL_STUDY)
+    assert refused.code == 2
+    assert "q.cql:1:24: error: the range and 'quiet' of 'consecutivemoves' are not supported" in refused.err
+    bad = run_cql(tmp_path, "cql() consecutivemoves (1 2)", LOGICAL_STUDY)
+    assert bad.code == 2 and "'consecutivemoves' requires position" in bad.err

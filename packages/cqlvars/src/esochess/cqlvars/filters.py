@@ -214,6 +214,34 @@ def _distance(ctx: Ctx, a: int, b: int) -> int:
     return plies[a] + plies[b] - 2 * plies[common]
 
 
+def _moves_from(ctx: Ctx, ancestor: int, pos: int) -> list[chess.Move | None]:
+    """The moves played from an ancestor to a position, in order."""
+    moves, parents = ctx.game.moves, ctx.game.parents
+    out = []
+    while pos != ancestor:
+        out.append(moves[pos])
+        pos = parents[pos]
+    out.reverse()
+    return out
+
+
+def _consecutive(ctx: Ctx, a: int, b: int) -> int:
+    """The longest run of moves played in the same order on both paths from the two
+    positions' latest common ancestor (longest common substring, by dynamic programming)."""
+    common = _lca(ctx, a, b)
+    s, t = _moves_from(ctx, common, a), _moves_from(ctx, common, b)
+    best = 0
+    previous = [0] * (len(t) + 1)
+    for move in s:
+        row = [0] * (len(t) + 1)
+        for j, other in enumerate(t, 1):
+            if move == other:
+                row[j] = previous[j - 1] + 1
+                best = max(best, row[j])
+        previous = row
+    return best
+
+
 def _depth(ctx: Ctx) -> int:
     def compute() -> int:
         pos, parents, children = ctx.pos, ctx.game.parents, ctx.game.children
@@ -387,6 +415,10 @@ _SPECS = (
     FilterSpec("distance", Syntax.ARGS, ((POSITION,), (POSITION,)), NUMERIC,
                lambda site: all_of(site.args, _distance),
                "half-moves between two positions through their latest common ancestor"),
+    FilterSpec("consecutivemoves", Syntax.ARGS, ((POSITION,), (POSITION,)), NUMERIC,
+               lambda site: all_of(site.args, _consecutive),
+               "the longest run of identical consecutive moves on the two paths from the "
+               "positions' latest common ancestor"),
     # squares ------------------------------------------------------------------------------
     FilterSpec("light", Syntax.PREFIX_190, ((SET,),), SET,
                lambda site: lift(site.args[0], lambda v: v & chess.BB_LIGHT_SQUARES),

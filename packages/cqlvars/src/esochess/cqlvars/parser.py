@@ -124,6 +124,17 @@ class _Builder(Transformer[Token, Any]):
     def table_filter(self, c: list[Any]) -> ast.Node:
         return ast.Filter(span_of(c[0]), str(c[0]), tuple(_nodes(c)))
 
+    def table_filter_params(self, c: list[Any]) -> ast.Node:
+        """`consecutivemoves 5 100 quiet (x y)`: CQL's range and `quiet` before the
+        arguments are refused with the way to write the range."""
+        name, first = str(c[0]), c[1]
+        if name == "consecutivemoves":
+            message = ("the range and 'quiet' of 'consecutivemoves' are not supported; "
+                       "compare its value instead: consecutivemoves (x y) >= 5")
+        else:
+            message = f"'{name}' takes only its arguments in parentheses"
+        raise self.error(span_of(first), message)
+
     def prefix(self, c: list[Any]) -> ast.Node:
         return ast.Unary(span_of(c[0]), str(c[0]), c[1])
 
