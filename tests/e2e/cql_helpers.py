@@ -62,6 +62,11 @@ class Run:
         return [g for g in re.split(r"\n\n(?=\[)", self.pgn.strip("\n")) if g]
 
     @property
+    def events(self) -> list[str]:
+        """The Event tag of each output game, in order."""
+        return [line[8:-2] for line in (self.pgn or "").splitlines() if line.startswith("[Event ")]
+
+    @property
     def movetexts(self) -> list[str]:
         """The movetext of each output game (the part after the tags)."""
         return [g.split("\n\n", 1)[1] if "\n\n" in g else g for g in self.games]

@@ -17,11 +17,6 @@ DATED = (
 )
 
 
-def _events(run: object) -> list[str]:
-    pgn = getattr(run, "pgn", "") or ""
-    return [line[8:-2] for line in pgn.splitlines() if line.startswith("[Event ")]
-
-
 def test_sidetomove_is_one_for_white_and_minus_one_for_black(tmp_path: Path) -> None:
     assert run_cql(tmp_path, "cql() sidetomove == 1", KF1).stats == (1, 1, 0)
     assert run_cql(tmp_path, "cql() sidetomove == -1", KF1).stats == (1, 0, 0)
@@ -34,9 +29,9 @@ def test_sidetomove_is_one_for_white_and_minus_one_for_black(tmp_path: Path) -> 
 
 
 def test_eventdate_reads_the_tag(tmp_path: Path) -> None:
-    assert _events(run_cql(tmp_path, 'cql() eventdate ~~ "^199[4-7]"', DATED)) == ["A"]
-    assert _events(run_cql(tmp_path, "cql() eventdate", DATED)) == ["A", "B"]
-    assert _events(run_cql(tmp_path, 'cql() eventdate > "2000"', DATED)) == ["B"]
+    assert run_cql(tmp_path, 'cql() eventdate ~~ "^199[4-7]"', DATED).events == ["A"]
+    assert run_cql(tmp_path, "cql() eventdate", DATED).events == ["A", "B"]
+    assert run_cql(tmp_path, 'cql() eventdate > "2000"', DATED).events == ["B"]
 
 
 def test_hascomment_is_a_substring_test_on_the_pgn_comment(tmp_path: Path) -> None:

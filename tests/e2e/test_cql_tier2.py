@@ -13,11 +13,6 @@ GAMES = (
 )
 
 
-def _events(run: object) -> list[str]:
-    pgn = getattr(run, "pgn", "") or ""
-    return [line[8:-2] for line in pgn.splitlines() if line.startswith("[Event ")]
-
-
 def test_light_and_dark(tmp_path: Path) -> None:
     kf1 = position("8/8/8/8/8/8/8/4kK2 w - - 0 1")  # f1 is a light square
     assert run_cql(tmp_path, "cql() light K", kf1).stats == (1, 1, 0)
@@ -28,16 +23,16 @@ def test_light_and_dark(tmp_path: Path) -> None:
 
 
 def test_result_as_a_string_and_star(tmp_path: Path) -> None:
-    assert _events(run_cql(tmp_path, 'cql() result "1/2-1/2"', GAMES)) == ["Open"]
-    assert _events(run_cql(tmp_path, "cql() result *", GAMES)) == ["Blitz"]
-    assert _events(run_cql(tmp_path, 'cql() result "*"', GAMES)) == ["Blitz"]
+    assert run_cql(tmp_path, 'cql() result "1/2-1/2"', GAMES).events == ["Open"]
+    assert run_cql(tmp_path, "cql() result *", GAMES).events == ["Blitz"]
+    assert run_cql(tmp_path, 'cql() result "*"', GAMES).events == ["Blitz"]
     # Under flipcolor a decisive result is read from the other side.
-    assert _events(run_cql(tmp_path, 'cql() flipcolor result "1-0"', GAMES)) == ["Rapid"]
+    assert run_cql(tmp_path, 'cql() flipcolor result "1-0"', GAMES).events == ["Rapid"]
 
 
 def test_tag_reads_any_tag(tmp_path: Path) -> None:
-    assert _events(run_cql(tmp_path, 'cql() tag "Annotator" == "Me"', GAMES)) == ["Open"]
-    assert _events(run_cql(tmp_path, 'cql() tag "Event" ~~ "^B"', GAMES)) == ["Blitz"]
+    assert run_cql(tmp_path, 'cql() tag "Annotator" == "Me"', GAMES).events == ["Open"]
+    assert run_cql(tmp_path, 'cql() tag "Event" ~~ "^B"', GAMES).events == ["Blitz"]
     # A missing tag has no value: the filter does not match.
     assert run_cql(tmp_path, 'cql() tag "Nope"', GAMES).stats == (3, 0, 0)
     run = run_cql(tmp_path, 'cql() initial message ("E=" tag "Event") false', GAMES)
