@@ -120,3 +120,22 @@ def test_consecutivemoves_is_the_longest_common_run(tmp_path: Path) -> None:
     assert "q.cql:1:24: error: the range and 'quiet' of 'consecutivemoves' are not supported" in refused.err
     bad = run_cql(tmp_path, "cql() consecutivemoves (1 2)", LOGICAL_STUDY)
     assert bad.code == 2 and "'consecutivemoves' requires position" in bad.err
+
+
+def test_currenttransform_names_the_variant(tmp_path: Path) -> None:
+    def names(query: str) -> list[str]:
+        return run_cql(tmp_path, query, KF1).out.splitlines()[:-1]
+
+    assert names("cql() message (currenttransform) false") == ["<>"]
+    assert names("cql() flipcolor { message (currenttransform) false }") == ["<>", "<reversecolor>"]
+    assert names("cql() flip { message (currenttransform) false }") == [
+        "<>", "<rotate270>", "<rotate180>", "<rotate90>",
+        "<reflect_h>", "<reflect_diagonal>", "<reflect_v>", "<reflect_antidiagonal>",
+    ]  # fmt: skip
+    # Nested transforms: outermost first; only the variants where Kf1 holds print.
+    assert names("cql() shift flipvertical { Kf1 message (currenttransform) false }") == [
+        "<>", "<shift[+0,-7] reflect_v>",
+    ]  # fmt: skip
+    assert names("cql() fliphorizontal flipcolor { message (currenttransform) false }") == [
+        "<>", "<reflect_h>", "<reversecolor>", "<reflect_h reversecolor>",
+    ]  # fmt: skip

@@ -321,6 +321,14 @@ class GameInfo(Node):
 
 
 @dataclass(frozen=True)
+class TransformName(Node):
+    """`currenttransform` inside transforms, after their expansion: the names of the
+    transform elements that made this variant, outermost first (identities left out)."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class OriginalComment(Node):
     """`originalcomment ["lit"]`."""
 

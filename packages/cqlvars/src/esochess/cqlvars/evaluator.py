@@ -135,6 +135,11 @@ class Compiler(BoardFilters, SearchFilters, EffectFilters):
             tag in ctx.game.headers
         ) else None
 
+    def c_TransformName(self, node: ast.TransformName) -> Fn:
+        """`currenttransform` inside a transform: the names of its variant."""
+        text = "<" + " ".join(node.names) + ">"
+        return lambda ctx: text
+
     def c_OriginalComment(self, node: ast.OriginalComment) -> Fn:
         """The PGN comment of the current position, or a substring test on it."""
         literal = node.literal

@@ -386,6 +386,8 @@ _SPECS = (
                "the position before this one"),
     FilterSpec("gamenumber", Syntax.BARE, (), NUMERIC, lambda site: lambda ctx: ctx.number,
                "the game's number in the input", tags_only=True),
+    FilterSpec("currenttransform", Syntax.BARE, (), STRING, _constant("<>"),
+               "the transform elements acting on the filter; <> outside any transform"),
     FilterSpec("fen", Syntax.BARE, (), STRING, lambda site: lambda ctx: ctx.board().fen(),
                "the FEN of the position"),
     FilterSpec("year", Syntax.BARE, (), NUMERIC, _year, "the year of the Date tag",

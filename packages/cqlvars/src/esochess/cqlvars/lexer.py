@@ -43,7 +43,7 @@ TIER1_KEYWORDS = SYNTAX_KEYWORDS | frozenset(FILTERS)
 
 #: CQL words this implementation does not support (a located "not supported" error).
 TIER2_KEYWORDS = frozenset(
-    """path focus currenttransform
+    """path focus
 writefile local atomic hhdb pathstart pathlastposition pathcount
 pathcountunfocused pathdebug""".split()
 )

@@ -106,12 +106,44 @@ def named_squares(node: ast.Node) -> int:
     return mask
 
 
+#: The dihedral maps by the images of the unit vectors along a file and along a rank.
+LINEAR_NAMES = {
+    ((1, 0), (0, 1)): "",
+    ((0, 1), (-1, 0)): "rotate90",
+    ((-1, 0), (0, -1)): "rotate180",
+    ((0, -1), (1, 0)): "rotate270",
+    ((1, 0), (0, -1)): "reflect_v",
+    ((-1, 0), (0, 1)): "reflect_h",
+    ((0, 1), (1, 0)): "reflect_diagonal",
+    ((0, -1), (-1, 0)): "reflect_antidiagonal",
+}
+
+
+def element_name(mapping: SquareMap, swap: bool, turns: int = 0) -> str:
+    """How `currenttransform` names one transform element ("" for the identity)."""
+    x0, y0 = mapping(0, 0)
+    x1, y1 = mapping(1, 0)
+    x2, y2 = mapping(0, 1)
+    linear = LINEAR_NAMES[((x1 - x0, y1 - y0), (x2 - x0, y2 - y0))]
+    parts = [f"rotate45[{45 * turns}]"] if turns else []
+    if swap:
+        parts.append("reversecolor")
+        # the colour reversal includes the reflection about the horizontal bisector
+        linear = "" if linear == "reflect_v" else linear
+    if linear:
+        parts.append(linear)
+    elif (x0, y0) != (0, 0) and not swap:
+        parts.append(f"shift[{x0:+d},{y0:+d}]")
+    return " ".join(parts)
+
+
 class _Rewriter:
     def __init__(self, mapping: SquareMap, swap: bool, types: dict[int, str], turns: int = 0):
         self.mapping = mapping
         self.swap = swap
         self.types = types
         self.turns = turns
+        self.name = element_name(mapping, swap, turns)
 
     def map_mask(self, mask: int) -> int:
         """The image of a square mask (squares mapped off the board are dropped)."""
@@ -138,6 +170,10 @@ class _Rewriter:
         return new
 
     def _rewrite(self, node: ast.Node) -> ast.Node:
+        if isinstance(node, ast.Filter) and node.name == "currenttransform":
+            return ast.TransformName(node.span, (self.name,) if self.name else ())
+        if isinstance(node, ast.TransformName):
+            return replace(node, names=(self.name, *node.names) if self.name else node.names)
         if isinstance(node, ast.Designator):
             pieces = node.pieces
             if self.swap and pieces:
