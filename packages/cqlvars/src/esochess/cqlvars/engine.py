@@ -218,7 +218,9 @@ def compile_query(
         prefilters=prefilters,
         warnings=list(checked.warnings),
         keepalive=[query, checked.body, body],
-        needs_comments=_uses(body, ast.OriginalComment),
+        needs_comments=_uses(body, ast.OriginalComment) or any(
+            isinstance(n, ast.Filter) and n.name == "hascomment" for n in ast.walk(body)
+        ),
     )
 
 
