@@ -12,7 +12,6 @@ engine must exist on every worker. Results are read in pair order and counted by
 
 from __future__ import annotations
 
-import importlib
 import tempfile
 import threading
 import uuid
@@ -32,6 +31,7 @@ from esochess.chespel.match import (
     play_pair_on,
     shuffled_openings,
 )
+from esochess.fen import scheduler
 
 # `distributed` is an optional dependency: imported at run time, its Client is `Any`.
 Client = Any
@@ -47,20 +47,10 @@ class ClusterError(Exception):
 def connect(address: str) -> Client:
     """A client of the scheduler at `address` that has at least one worker."""
     try:
-        distributed = importlib.import_module("distributed")
-    except ImportError:
-        raise ClusterError("--scheduler needs the 'distributed' package "
-                           "(pip install 'esochess-chespel[dask]')") from None
-    try:
-        client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ClusterError(f"cannot reach the scheduler at {address}: {exc}") from None
-    try:
-        client.wait_for_workers(1, timeout=WORKER_WAIT)
-    except (OSError, TimeoutError) as exc:
-        client.close()
-        raise ClusterError(f"no worker at {address}: {exc}") from None
-    return client
+        return scheduler.connect(address, timeout=CONNECT_TIMEOUT, worker_wait=WORKER_WAIT,
+                                 hint=" (pip install 'esochess-chespel[dask]')")
+    except scheduler.SchedulerError as exc:
+        raise ClusterError(exc.message) from None
 
 
 def play_remote_pair(first: EngineSpec, second: EngineSpec, settings: Settings, index: int,

@@ -10,7 +10,6 @@ merged in game order by `parallel.merge`, exactly as for a local pool.
 
 from __future__ import annotations
 
-import importlib
 import pickle
 import threading
 from collections import deque
@@ -29,6 +28,7 @@ from esochess.cqlvars.parallel import (
     run_partition,
 )
 from esochess.cqlvars.pgnio import Partition
+from esochess.fen import scheduler
 
 # The `distributed` package is an optional extra, absent from a default install (and so
 # from a default type check): it is imported at run time only, and its Client is `Any`.
@@ -60,11 +60,9 @@ class DistributedError(Exception):
 def require_distributed() -> Any:
     """Import the optional `distributed` package, or raise DistributedError (exit 2)."""
     try:
-        return importlib.import_module("distributed")
-    except ImportError:
-        raise DistributedError(
-            "--scheduler requires the 'distributed' package", USAGE
-        ) from None
+        return scheduler.require_distributed()
+    except scheduler.SchedulerError as exc:
+        raise DistributedError(exc.message, USAGE) from None
 
 
 def versions() -> tuple[str, str]:
@@ -80,13 +78,11 @@ def connect(
     address: str, *, timeout: str = CONNECT_TIMEOUT, worker_wait: float = WORKER_WAIT
 ) -> Client:
     """Connect to the scheduler and check every worker's versions (exit 3 on failure)."""
-    distributed = require_distributed()
     try:
-        client = distributed.Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise DistributedError(f"cannot reach the scheduler at {address}: {exc}") from None
+        client = scheduler.connect(address, timeout=timeout, worker_wait=worker_wait)
+    except scheduler.SchedulerError as exc:
+        raise DistributedError(exc.message, USAGE if exc.missing else CLUSTER_FAILURE) from None
     try:
-        client.wait_for_workers(1, timeout=worker_wait)
         reported: dict[str, Any] = client.run(versions)
     except (OSError, TimeoutError) as exc:
         client.close()
