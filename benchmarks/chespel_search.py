@@ -1,4 +1,4 @@
-"""Chespel search speed (issue 5, spec §11.11): nodes per CPU-second and completed depth.
+"""Chespel search speed: nodes per CPU-second and completed depth.
 
 For the material and positional example programs, each of five standard middlegame
 positions is searched until 4 CPU-seconds have been used; the script reports the depth
@@ -6,10 +6,10 @@ completed within 1 and within 4 CPU-seconds and the nodes per CPU-second. The ya
 measured in the same run, is a plain python-chess perft (legal move generation with
 push/pop, no evaluation): the ratio says how close the engine is to bare move generation.
 
-Targets (§11.11): material >= 20 000 nodes/s and depth >= 5 within 4 s from the start
+Targets: material >= 20 000 nodes/s and depth >= 5 within 4 s from the start
 position; positional >= 8 000 nodes/s.
 
-Issue 17 adds "nodes to depth 5": each position searched to depth 5 from a cleared
+The strength work added "nodes to depth 5": each position searched to depth 5 from a cleared
 state (capped at --cap CPU-seconds), nodes and CPU-seconds summed over the set. To compare
 with an older checkout, run the same script with PYTHONPATH pointing at that checkout's
 packages (the script only uses Searcher, Limits and the example programs).

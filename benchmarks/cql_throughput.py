@@ -1,4 +1,4 @@
-"""CQL throughput (spec §7.1, §7.2): reference parse rates, queries B1-B7, --jobs, peak RSS.
+"""CQL throughput: reference parse rates, queries B1-B7, --jobs, peak RSS.
 
 Run from the repo root (as `make bench` does): `python benchmarks/cql_throughput.py`.
 Every figure is the median of `--runs` runs over the masters file, printed as games/s and as
