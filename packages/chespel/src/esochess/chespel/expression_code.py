@@ -26,6 +26,20 @@ _MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
 _MAX_NESTING = 40
 
 
+STRING_FORMS: dict[Base, str] = {
+    Base.STRING: "{}",
+    Base.NUM: "_fmt({})",
+    Base.BOOL: "_sb({})",
+    Base.ROW: "_srow({})",
+    Base.COL: "_scol({})",
+    Base.CELL: "_sc({})",
+    Base.TYPE: "_stype({})",
+    Base.PLAYER: "_splayer({}, me)",
+    Base.COLOR: "_scolor({})",
+    Base.PIECE: "_L.str_piece(ctx, {})",
+}
+"""The generated call that gives each base class's string form, `{}` being its code."""
+
 class CodegenError(Exception):
     """The checked program lacks an annotation the generator needs (a front-end bug)."""
 
@@ -221,28 +235,10 @@ class ExpressionCode:
             item = self.fresh("t")
             inner = self.string_of(item, cls.element)
             return f"_L.str_list({code}, lambda {item}: {inner})"
-        match cls:
-            case Base.STRING:
-                return code
-            case Base.NUM:
-                return f"_fmt({code})"
-            case Base.BOOL:
-                return f"_sb({code})"
-            case Base.ROW:
-                return f"_srow({code})"
-            case Base.COL:
-                return f"_scol({code})"
-            case Base.CELL:
-                return f"_sc({code})"
-            case Base.TYPE:
-                return f"_stype({code})"
-            case Base.PLAYER:
-                return f"_splayer({code}, me)"
-            case Base.COLOR:
-                return f"_scolor({code})"
-            case Base.PIECE:
-                return f"_L.str_piece(ctx, {code})"
-        raise CodegenError(f"no string form for {cls}")
+        form = STRING_FORMS.get(cls) if isinstance(cls, Base) else None
+        if form is None:
+            raise CodegenError(f"no string form for {cls}")
+        return form.format(code)
 
     # ------------------------------------------------------------------ calls
 
