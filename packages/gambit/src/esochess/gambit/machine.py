@@ -118,8 +118,9 @@ class Machine:
         # The seat whose turn a look-ahead fork explores (None outside look-ahead): such a
         # fork stops at a decision that starts another turn before computing its options.
         self.lookahead_seat: int | None = None
-        # Look-ahead and AI search: `print` arguments are not evaluated (output is dropped).
-        self.silent = False
+        # Look-ahead and AI search: `print` arguments are not evaluated (output is dropped);
+        # random playouts (`quiet`): not when they cannot fail (compiler/quiet.py).
+        self.silent = self.quiet = False
         # Set when a silent machine skipped a `print`: a look-ahead fork is then not adopted
         # by a machine that is not silent (game.adopt), so a run-time error in a print
         # argument is still reported when the option is played.
@@ -214,7 +215,7 @@ class Machine:
         m.finished = self.finished
         m.pause_at_commit = self.pause_at_commit
         m.lookahead_seat = self.lookahead_seat
-        m.silent = self.silent
+        m.silent, m.quiet = self.silent, self.quiet
         m.skipped_print = self.skipped_print
         m.forked = True
         return m

@@ -374,6 +374,7 @@ def random_playout(
     """One silent game with a random controller on every seat, as `gambit run --players
     random --seed SEED` would play it; returns the result and the final machine."""
     m = Machine(program, seed=seed, players=seats)
+    m.quiet = True  # nothing is shown: skip the `print`s that cannot fail
     rngs = [seat_rng(seed, s) for s in range(1, seats + 1)]
     outcome = settle(program, m, m.run_until_decision())
     while isinstance(outcome, Decision):

@@ -21,6 +21,7 @@ from esochess.gambit.compiler.common import (
     children,
 )
 from esochess.gambit.compiler.context import CompilerLike
+from esochess.gambit.compiler.quiet import QuietAnalysis, quiet_print
 from esochess.gambit.compiler.runtime import (
     call_known,
     const,
@@ -169,15 +170,10 @@ class CallRules:
                 if b.effects == B.Effect.PRINTS and all(
                     self.effect_free(a.value) for a in e.args
                 ):
-                    # Look-ahead and AI search drop their output, so they do not evaluate
-                    # `print` arguments (an error in one surfaces when the path is played).
-                    def quiet_call(m: Machine, L: list[Any]) -> Any:
-                        if m.silent:
-                            m.skipped_print = True
-                            return None
-                        return hosted(m, [a(m, L) for a in args])
-
-                    return quiet_call
+                    # Look-ahead and AI search drop their output, and so do random
+                    # playouts where the arguments cannot fail (compiler/quiet.py).
+                    proof = QuietAnalysis(self.an, self.sym).prove_print([a.value for a in e.args])
+                    return quiet_print(hosted, args, proof)
 
                 def hosted_call(m: Machine, L: list[Any]) -> Any:
                     vals = [a(m, L) for a in args]
