@@ -10,7 +10,7 @@ import pytest
 from esochess.gambit import ast as A
 from esochess.gambit.analysis import BuiltinCall
 from esochess.gambit.check import check
-from esochess.gambit.compiler.quiet import PrintProof, QuietAnalysis
+from esochess.gambit.compiler.quiet import Proof, QuietAnalysis
 from esochess.gambit.frontend import compile_source
 from esochess.gambit.machine import Machine
 from esochess.gambit.parser import parse
@@ -29,13 +29,13 @@ fn at(int r) -> Cell => Cell<row: r>
 """
 
 
-def proofs(source: str) -> list[PrintProof | None]:
+def proofs(source: str) -> list[Proof | None]:
     """The proof of every `print` of a program, in source order."""
     tree = parse(source, "p.gmb")
     an = check(tree)
     assert not an.errors, an.errors
     quiet = QuietAnalysis(an, an.sym)
-    found: list[tuple[A.Pos, PrintProof | None]] = []
+    found: list[tuple[A.Pos, Proof | None]] = []
 
     def walk(x: object) -> None:
         if isinstance(x, tuple):
@@ -61,21 +61,21 @@ def test_the_example_boards_are_proven() -> None:
     ttt = proofs((EXAMPLES / "tic-tac-toe.gmb").read_text())
     # cell(at(row)) + ...: `at` must find one square and `row + 1` is arithmetic, both on
     # the loop variable only.
-    assert ttt == [PrintProof(keyed=True, slots=(1,), height=1)]
+    assert ttt == [Proof(keyed=True, slots=(1,), height=1)]
     c4 = proofs((EXAMPLES / "connect-four.gmb").read_text())
-    assert c4 == [PrintProof(False, (), 1), PrintProof(False, (), 0)]
+    assert c4 == [Proof(False, (), 1), Proof(False, (), 0)]
 
 
 @pytest.mark.parametrize(
     ("body", "functions", "expected"),
     [
-        ('    print("x", X, str(O))\n', "", PrintProof(False, (), 0)),
+        ('    print("x", X, str(O))\n', "", Proof(False, (), 0)),
         ('    print(join(Cell<owner: none> map (c: if { c.owner == none: ".", else: "x" }), ""))\n',
-         "", PrintProof(False, (), 0)),
+         "", Proof(False, (), 0)),
         ("    print(join(Cell<owner: none> map (c: str(c.owner)), \"\"))\n", "",
-         PrintProof(False, (), 0)),  # Player#1: players have no `name`
+         Proof(False, (), 0)),  # Player#1: players have no `name`
         ("    print(Cell[1])\n", "trait str [Cell c name] = str(c.row)\n", None),  # `name` may fail
-        ("    n = 2\n    print(str(at(n).row + 1))\n", "", PrintProof(True, (2,), 1)),
+        ("    n = 2\n    print(str(at(n).row + 1))\n", "", Proof(True, (2,), 1)),
         ("    print(discs)\n", "", None),  # a state number: too long to show?
         ("    print(str(10 / discs))\n", "", None),
         ("    print(str(at(discs).row))\n", "", None),  # which cell depends on the state
@@ -86,8 +86,8 @@ def test_the_example_boards_are_proven() -> None:
          "    return str(at(2).row)\n}\n", None),
         ("    print(g(at(1)))\n",
          'fn g(Cell c) -> str {\n    if c.owner == none: return "."\n    return "X"\n}\n',
-         PrintProof(True, (), 1)),
-        ("    print(str(Cell[2].row))\n", "", PrintProof(True, (), 0)),
+         Proof(True, (), 1)),
+        ("    print(str(Cell[2].row))\n", "", Proof(True, (), 0)),
         ("    print(str([1, 2][discs]))\n", "", None),
         ("    print(rec(3))\n",
          'fn rec(int n) -> str => if { n <= 0: "", else: rec(n - 1) }\n', None),
@@ -95,7 +95,7 @@ def test_the_example_boards_are_proven() -> None:
          "fn w(int n) -> str {\n    k = n\n    while k > 0: k -= 1\n    return \"\"\n}\n", None),
     ],
 )
-def test_proofs(body: str, functions: str, expected: PrintProof | None) -> None:
+def test_proofs(body: str, functions: str, expected: Proof | None) -> None:
     assert proofs(program(body, functions)) == [expected]
 
 
@@ -161,3 +161,52 @@ def test_a_playout_reports_a_failing_print_argument(engine: str, case: str) -> N
     assert report.message is not None
     assert ("division by zero" if case == "state" else "Cell<row: r>") in report.message
     assert "in playout game 1 of 3" in report.message
+
+
+def call_proofs(source: str) -> list[Proof | None]:
+    """The proof of every statement of `main` that calls a procedure, in source order."""
+    tree = parse(source, "p.gmb")
+    an = check(tree)
+    assert not an.errors, an.errors
+    quiet = QuietAnalysis(an, an.sym)
+    main = next(d for d in tree.decls if getattr(d, "name", None) == "main")
+    body = main.body
+    assert isinstance(body, A.Block)
+    return [quiet.prove_call(s.expr) for s in body.stmts if isinstance(s, A.ExprStmt)]
+
+
+SHOW = "show() {\n    for r in 1..3: print(str(at(r).row))\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("procedure", "expected"),
+    [
+        (SHOW, Proof(True, (), 2)),
+        ('show() {\n    print("-")\n}\n', Proof(False, (), 1)),
+        ("show() {\n    discs += 1\n}\n", None),  # writes the state
+        ("show() {\n    for c in Cell<owner: none>: print(str(at(c.row).row))\n}\n", None),
+        ("show() {\n    if discs > 0: print(str(at(1).row))\n}\n", None),
+        ("show() {\n    print(str(10 / discs))\n}\n", None),
+    ],
+)
+def test_call_proofs(procedure: str, expected: Proof | None) -> None:
+    assert call_proofs(program("    show()\n", procedure)) == [expected]
+
+
+@pytest.mark.parametrize("engine", ["compiled", "interpreter"])
+def test_a_quiet_machine_runs_a_proven_procedure_once_per_instance_set(engine: str) -> None:
+    source = program(
+        "    loop {\n        show()\n        discs += 1\n        x = Player[1] choose [1, 2]\n"
+        "        if discs == 3: Player[1] wins\n    }\n",
+        SHOW,
+    )
+    prog, errors = compile_source(source, "p.gmb", engine)
+    assert prog is not None, errors
+    io = Recorder()
+    m = Machine(prog, seed=0, players=2, io=io)  # type: ignore[arg-type]
+    m.quiet = True
+    out = m.run_until_decision()
+    while isinstance(out, Decision):
+        m.choose(1)
+        out = m.run_until_decision()
+    assert io.lines == ["1", "2", "3"]

@@ -28,6 +28,7 @@ from esochess.gambit.compiler.legality import mark_procedure, statement_spans
 from esochess.gambit.compiler.lowering import LoweringRules
 from esochess.gambit.compiler.operators import OperatorRules
 from esochess.gambit.compiler.patterns import PatternRules
+from esochess.gambit.compiler.quiet import QuietAnalysis
 from esochess.gambit.compiler.runtime import (
     const,
     not_none,
@@ -59,6 +60,7 @@ class CompilerCore:
         self.ck = checked
         self.sym: Symbols = checked.sym
         self.an = checked
+        self.quiet = QuietAnalysis(checked, checked.sym)
         self.props: list[Prop] = []
         self.codes: dict[int, Code] = {}
         self.override: dict[int, Ev] = {}

@@ -21,7 +21,7 @@ from esochess.gambit.compiler.common import (
     children,
 )
 from esochess.gambit.compiler.context import CompilerLike
-from esochess.gambit.compiler.quiet import QuietAnalysis, quiet_print
+from esochess.gambit.compiler.quiet import quiet_print
 from esochess.gambit.compiler.runtime import (
     call_known,
     const,
@@ -172,7 +172,7 @@ class CallRules:
                 ):
                     # Look-ahead and AI search drop their output, and so do random
                     # playouts where the arguments cannot fail (compiler/quiet.py).
-                    proof = QuietAnalysis(self.an, self.sym).prove_print([a.value for a in e.args])
+                    proof = self.quiet.prove_print([a.value for a in e.args])
                     return quiet_print(hosted, args, proof)
 
                 def hosted_call(m: Machine, L: list[Any]) -> Any:

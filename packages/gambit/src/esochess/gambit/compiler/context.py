@@ -12,6 +12,7 @@ from esochess.gambit.analysis import (
     Analysis,
     CellAnalysis,
 )
+from esochess.gambit.compiler.quiet import QuietAnalysis
 from esochess.gambit.machine import Machine
 from esochess.gambit.program import (
     Code,
@@ -30,6 +31,7 @@ class CompilerLike(Protocol):
     ck: Analysis
     sym: Symbols
     an: Analysis
+    quiet: QuietAnalysis
     props: list[Prop]
     codes: dict[int, Code]
     override: dict[int, Ev]

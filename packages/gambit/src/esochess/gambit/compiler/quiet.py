@@ -71,13 +71,16 @@ NO = Verdict(UNPROVEN, True, 0)
 
 
 @dataclass(frozen=True)
-class PrintProof:
-    """A `print` whose arguments cannot fail: always (`slots` empty and not `keyed`), or for
-    given values of the locals in `slots` once they were evaluated without an error."""
+class Proof:
+    """A `print` (or a call of a procedure that only shows things) that cannot fail:
+    always (`slots` empty and not `keyed`), or for given values of the locals in `slots`
+    once it ran without an error."""
 
     keyed: bool
     slots: tuple[int, ...]
     height: int
+    # Keys that ran without an error, shared by every call of one procedure.
+    seen: set[Any] = field(default_factory=set, compare=False, repr=False)
 
 
 # Displaying a value of these types cannot fail (no `name` trait, no huge number).
@@ -96,6 +99,7 @@ class QuietAnalysis:
     an: Analysis
     sym: Symbols
     _active: set[tuple[str, tuple[bool, ...]]] = field(default_factory=set)
+    _calls: dict[str, Proof | None] = field(default_factory=dict)
     _reads: set[int] = field(default_factory=set)
     # How many enclosing conditions depend on the state: an operation that can fail runs
     # there or not depending on the state, so an earlier success proves nothing.
@@ -115,7 +119,7 @@ class QuietAnalysis:
             self._pc -= cond.tainted
         return Verdict(v.level, v.tainted or cond.tainted, v.height)
 
-    def prove_print(self, args: list[A.Expr]) -> PrintProof | None:
+    def prove_print(self, args: list[A.Expr]) -> Proof | None:
         """The proof for a `print` with these arguments, or None when it may fail."""
         self._reads, self._pc = set(), 0
         v = Verdict()
@@ -124,7 +128,7 @@ class QuietAnalysis:
         if v.level == UNPROVEN:
             return None
         keyed = v.level == KEYED
-        return PrintProof(keyed, tuple(sorted(self._reads)) if keyed else (), v.height)
+        return Proof(keyed, tuple(sorted(self._reads)) if keyed else (), v.height)
 
     def shown(self, t: T.Type | None, v: Verdict) -> Verdict:
         """Displaying a value of type `t` and verdict `v` (`print`, `str`)."""
@@ -140,6 +144,24 @@ class QuietAnalysis:
             ):
                 return NO  # a `name` property may fail; lists and structs are not looked into
         return v
+
+    def prove_call(self, e: A.Expr) -> Proof | None:
+        """The proof for a statement calling a procedure without arguments that only shows
+        things (`show_board()`): it does nothing but print, and cannot fail."""
+        if not isinstance(e, A.Call) or e.args or not isinstance(e.func, A.Name):
+            return None
+        target = self.an.calls.get(e)
+        if not isinstance(target, UserCall):
+            return None
+        group = self.sym.funcs.get(target.name, [])
+        if len(group) != 1 or group[0].params or not isinstance(group[0].decl.body, A.Block):
+            return None
+        if target.name not in self._calls:
+            self._reads, self._pc = set(), 0
+            v = self._body(("fn", target.name), None, group[0].decl.body, [])
+            proof = None if v.level == UNPROVEN else Proof(v.level == KEYED, (), v.height)
+            self._calls[target.name] = proof
+        return self._calls[target.name]
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: A.Expr, env: dict[int, bool] | None) -> Verdict:
@@ -170,6 +192,8 @@ class QuietAnalysis:
                     return v
                 if op == "+" and self.an.types.get(e) in (T.STR,):
                     return v
+                if op == ".." and self._ints(e.left, e.right):
+                    return self.failing(v)  # a range can be too long
                 if op in _INT_OPS and self._ints(e.left, e.right):
                     return v if op in _ORDERING else self.failing(v)
                 return NO
@@ -310,6 +334,10 @@ class QuietAnalysis:
                 return v
             case BuiltinCall("str"):
                 return self.shown(self.an.types.get(e.args[0].value), v)
+            case BuiltinCall("print"):
+                for arg, va in zip(e.args, args, strict=True):
+                    v = v | self.shown(self.an.types.get(arg.value), va)
+                return v
             case UserCall(name):
                 group = self.sym.funcs.get(name, [])
                 if len(group) != 1 or len(group[0].params) != len(e.args):
@@ -377,6 +405,8 @@ class QuietAnalysis:
                 # condition on the state depends on the state.
                 env[slot] = env.get(slot, False) or v.tainted or self._pc > 0
                 return Verdict(v.level, False, v.height)
+            case A.For():
+                return self._for(s, env)
             case A.If():
                 v = control = Verdict()
                 base = self._pc
@@ -394,6 +424,26 @@ class QuietAnalysis:
                 return NO
 
 
+    def _for(self, s: A.For, env: dict[int, bool]) -> Verdict:
+        """A `for` over a list: the body runs once per element (as often as the state says
+        when the list depends on it); taints grow over passes until they settle."""
+        items = self.expr(s.iterable, env)
+        slots = self.an.for_slots.get(s)
+        if slots is None:
+            return NO
+        v = items
+        while True:
+            before = dict(env)
+            env[slots.variable] = env.get(slots.variable, False) or items.tainted
+            self._pc += items.tainted
+            try:
+                v = v | self._block(s.body, env)
+            finally:
+                self._pc -= items.tainted
+            if env == before or v.level == UNPROVEN:
+                return v
+
+
 # ---------------------------------------------------------------------- run time
 # Locals whose values may key a proof: equal values of these types behave the same.
 _KEY_TYPES = frozenset({int, str, bool, type(None), EnumVal, Inst})
@@ -401,7 +451,7 @@ _SEEN_LIMIT = 50_000
 
 
 def quiet_print(hosted: Callable[[Machine, list[Any]], Any], args: list[Ev],
-                proof: PrintProof | None) -> Ev:  # fmt: skip
+                proof: Proof | None) -> Ev:  # fmt: skip
     """A `print` whose arguments cannot change the state: look-ahead and AI search
     (`silent`) skip it; a random playout (`quiet`) skips it when `proof` says it cannot fail.
 
@@ -452,3 +502,26 @@ def quiet_print(hosted: Callable[[Machine, list[Any]], Any], args: list[Ev],
         return out
 
     return keyed_call
+
+
+def quiet_statement(c: Ev, proof: Proof | None) -> Ev:
+    """A statement calling a procedure that only shows things (see `prove_call`): skipped
+    by silent and quiet machines, once it ran without an error when the proof is keyed."""
+    if proof is None:
+        return c
+    height, keyed, seen = proof.height, proof.keyed, proof.seen
+
+    def quiet_stmt(m: Machine, L: list[Any]) -> Any:
+        if (m.silent or m.quiet) and m.depth + len(m.frames) + height < CALL_DEPTH_LIMIT and (
+            not keyed or m.inst_version in seen
+        ):
+            return None
+        out = c(m, L)
+        # A silent run skipped unproven prints: it proves nothing.
+        if keyed and not m.silent:
+            if len(seen) >= _SEEN_LIMIT:
+                seen.clear()
+            seen.add(m.inst_version)
+        return out
+
+    return quiet_stmt

@@ -12,6 +12,7 @@ from esochess.gambit.analysis import (
 from esochess.gambit.compiler.context import CompilerLike
 from esochess.gambit.compiler.horizon import loop_horizon
 from esochess.gambit.compiler.legality import mark_loop, statement_spans
+from esochess.gambit.compiler.quiet import quiet_statement
 from esochess.gambit.compiler.runtime import (
     end_game,
     iterable,
@@ -107,8 +108,10 @@ class StatementRules:
             c = self.ev(s.expr)
             if not self.is_pausing_node(s.expr):
                 # A lone choose or pausing call is already an instruction; anything
-                # around it (a print of a choice, …) still has to run.
-                self.emit(OP_EXEC, c)
+                # around it (a print of a choice, …) still has to run. A procedure that
+                # only shows things is skipped where nothing is shown (compiler/quiet.py).
+                proof = self.quiet.prove_call(s.expr)
+                self.emit(OP_EXEC, quiet_statement(c, proof))
             return
         if isinstance(s, A.DeclStmt):
             slot = self.an.declared[s]
