@@ -27,13 +27,13 @@ Run-time errors surface as `GambitRuntimeError` (a `SourceError` with severity
 
 from __future__ import annotations
 
-import itertools
 import random
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from esochess.fen import Note
+from esochess.gambit import versions
 from esochess.gambit.labels import Labels
 from esochess.gambit.limits import (
     CALL_DEPTH_LIMIT,
@@ -73,11 +73,6 @@ from esochess.gambit.results import (
 )
 from esochess.gambit.values import UNSET, EnumVal, Inst, NumberTooLong, display
 
-# Every game state gets a version number unique across all machines: a fork shares its
-# parent's version until either of them changes the state, so pure results cached under a
-# version are valid in every machine that has it (docs/reference/gambit.md#purity: caching must be
-# unobservable).
-_VERSIONS = itertools.count(1)
 _MISSING = object()
 MEMO_LIMIT = 200_000
 
@@ -110,8 +105,8 @@ class Machine:
         self.committed = False
         self.depth = 0
         self.peak = 0
-        self.version = next(_VERSIONS)
-        self.inst_version = next(_VERSIONS)
+        self.version = versions.fresh()
+        self.inst_version = versions.interned((id(program), players))
         self.finished: Result | None = None
         # Set by the game layer on look-ahead forks: stop at a `commit` (docs/reference/gambit.md#turns-illegal-and-commit).
         self.pause_at_commit = False
@@ -378,10 +373,11 @@ class Machine:
             memo[key] = (value, used)
         return value
 
-    def touch(self) -> None:
-        """Record a change to a new instance's values (invalidates memoised results)."""
-        self.version = next(_VERSIONS)
-        self.inst_version = next(_VERSIONS)
+    def touch(self, pid: int, inst: Inst, value: Any) -> None:
+        """Record that a new instance's property `pid` was set to `value` (a new version
+        of the state and of the instances, see versions.py)."""
+        self.version = versions.fresh()
+        self.inst_version = versions.after_write(self.inst_version, pid, inst, value)
 
     def read_prop(self, prop: Prop, args: tuple[Any, ...], pos: Pos | None) -> Any:
         """Read property `prop` of the entity tuple `args` (traits are recomputed)."""
@@ -427,15 +423,15 @@ class Machine:
                 target = "(" + ", ".join(a.ident for a in args) + f").{prop.name}"
             self.trace(pos, f"write {target} = {self.display(value)} (was {shown})")
         self.store[key] = value
-        self.version = next(_VERSIONS)
+        self.version = versions.fresh()
 
     def create(self, type_name: str) -> Inst:
         """Allocate the next instance of an entity type (docs/reference/gambit.md#the-game)."""
         existing = self.instances[type_name]
         inst = Inst(type_name, len(existing) + 1)
         self.instances[type_name] = existing + (inst,)
-        self.version = next(_VERSIONS)
-        self.inst_version = next(_VERSIONS)
+        self.version = versions.fresh()
+        self.inst_version = versions.interned((self.inst_version, type_name))
         return inst
 
     def end_turn(self) -> None:

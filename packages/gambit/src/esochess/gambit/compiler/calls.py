@@ -254,7 +254,7 @@ class CallRules:
                     v = p.zero
                 if v is not UNSET:
                     m.store[(p.pid, (inst,))] = v
-                    m.touch()
+                    m.touch(p.pid, inst, v)
             if m.tracing:
                 shown = ", ".join(f"{n}: {m.display(v)}" for n, v in vals if n in by_name)
                 m.trace(pos, f"create {inst.ident}" + (f" ({shown})" if shown else ""))

@@ -1,0 +1,50 @@
+"""Version numbers of game states and of instance sets, the keys of memoised results.
+
+Every game state gets a version number unique across all machines: a fork shares its
+parent's version until either of them changes the state, so pure results cached under a
+version are valid in every machine that has it (docs/reference/gambit.md#purity: caching
+must be unobservable).
+
+The *instance version* stands for what static code can read: the entity instances and
+their `fixed` values. It is interned: every machine of a program that starts with the
+same number of players and creates the same instances with the same values, in the same
+order, reaches the same instance version. Games of a playout or MCTS simulations that
+set up the same board therefore share what static functions computed (`at(i)`, a
+selection by a fixed property) instead of computing it again in every game.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from esochess.gambit.values import EnumVal, Inst
+
+_COUNTER = itertools.count(1)
+_INTERNED: dict[tuple[Any, ...], int] = {}
+_LIMIT = 200_000
+# Values whose equality means the same value (no 1 == 1.0 == True, no -0.0 == 0.0).
+_SHAREABLE = frozenset({int, str, bool, type(None), EnumVal, Inst})
+
+
+def fresh() -> int:
+    """A version number never used before."""
+    return next(_COUNTER)
+
+
+def interned(step: tuple[Any, ...]) -> int:
+    """The instance version reached by `step` (the previous instance version and what
+    changed): the same number for the same step in any machine."""
+    v = _INTERNED.get(step)
+    if v is None:
+        if len(_INTERNED) >= _LIMIT:
+            _INTERNED.clear()  # later steps get fresh numbers: still unique, less shared
+        v = _INTERNED[step] = next(_COUNTER)
+    return v
+
+
+def after_write(version: int, pid: int, inst: Inst, value: Any) -> int:
+    """The instance version after a new instance's property `pid` is set to `value`."""
+    if type(value) not in _SHAREABLE:
+        return fresh()
+    return interned((version, pid, inst, type(value), value))

@@ -1,0 +1,56 @@
+"""Instance versions (versions.py): machines that set up the same instances share one, so
+static results are computed once for all games; anything else gets its own."""
+
+from __future__ import annotations
+
+from esochess.gambit import versions
+from esochess.gambit.frontend import compile_source
+from esochess.gambit.machine import Machine
+from esochess.gambit.results import Decision
+from esochess.gambit.values import Inst
+
+SOURCE = """players 2
+entity Cell
+fixed int [Cell row]
+entity Coin
+fixed num [Coin weight]
+main() {
+    for r in 1..3: Cell(row: r)
+    x = Player[1] choose [1, 2]
+    Coin(weight: 0.5)
+    y = Player[1] choose [1, 2]
+}
+"""
+
+
+def test_the_same_setup_reaches_the_same_instance_version() -> None:
+    prog, errors = compile_source(SOURCE, "v.gmb")
+    assert prog is not None, errors
+    a, b = Machine(prog, seed=1, players=2), Machine(prog, seed=2, players=2)
+    assert a.inst_version == b.inst_version
+    assert isinstance(a.run_until_decision(), Decision)
+    assert isinstance(b.run_until_decision(), Decision)
+    assert a.inst_version == b.inst_version
+    assert a.version != b.version  # states are never shared
+    three = Machine(prog, seed=1, players=3)
+    assert three.inst_version != Machine(prog, seed=1, players=2).inst_version
+
+
+def test_a_float_value_is_never_shared() -> None:
+    prog, errors = compile_source(SOURCE, "v.gmb")
+    assert prog is not None, errors
+    ms = [Machine(prog, seed=s, players=2) for s in (1, 2)]
+    for m in ms:
+        assert isinstance(m.run_until_decision(), Decision)
+        m.choose(1)
+        assert isinstance(m.run_until_decision(), Decision)
+    assert ms[0].inst_version != ms[1].inst_version
+
+
+def test_different_values_give_different_versions() -> None:
+    cell = Inst("Cell", 1)
+    assert versions.after_write(7, 1, cell, 1) == versions.after_write(7, 1, cell, 1)
+    assert versions.after_write(7, 1, cell, 1) != versions.after_write(7, 1, cell, 2)
+    assert versions.after_write(7, 1, cell, 1) != versions.after_write(7, 1, cell, True)
+    assert versions.after_write(7, 1, cell, 0.0) != versions.after_write(7, 1, cell, 0.0)
+    assert versions.interned((7, "Cell")) != versions.interned((8, "Cell"))
