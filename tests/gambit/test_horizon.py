@@ -147,3 +147,40 @@ def test_horizon_and_full_lookahead_agree(name: str, seed: int) -> None:
     low, high = program.players_range
     seats = low + seed % (min(high, 4) - low + 1)
     assert _play(program, seed, seats, reference=False) == _play(program, seed, seats, reference=True)
+
+
+def _outcome(out: object) -> object:
+    if isinstance(out, Decision):
+        return ("decision", out.seat, out.options, out.line, out.col, out.new_turn)
+    return repr(out)
+
+
+@pytest.mark.parametrize("name", GAMES)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000))
+def test_resuming_after_a_legality_predicate_is_running_the_option(name: str, seed: int) -> None:
+    """A predicate-legal option is played from where its test stopped (predicate.resume);
+    that leaves the same state, locals and next outcome as running the option again."""
+    program = _program(name)
+    low, _ = program.players_range
+    m = Machine(program, seed=seed, players=low)
+    rng = random.Random(seed)
+    out = m.run_until_decision()
+    resumed = 0
+    while isinstance(out, Decision) and m.decisions_made < DECISION_CAP:
+        legal = legal_options(m, out)
+        if not legal:
+            break
+        for option in legal:
+            if option.resume is None:
+                continue
+            resumed += 1
+            a, b = m.fork(), m.fork()
+            a_next = adopt(a, option)[1]
+            b.choose(option.key)
+            b_next = b.run_until_decision()
+            assert _outcome(a_next) == _outcome(b_next)
+            assert state_hash(a) == state_hash(b)
+            assert [f.locals for f in a.frames] == [f.locals for f in b.frames]
+        m, out = adopt(m, legal[rng.randrange(len(legal))])
+    assert resumed or name not in ("tic-tac-toe", "connect-four")

@@ -16,10 +16,11 @@ import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from esochess.fen import source_line_at
 from esochess.gambit.machine import Machine
-from esochess.gambit.predicate import OptionFailed, legal_keys, predicate_stop
+from esochess.gambit.predicate import OptionFailed, legal_keys, predicate_stop, resume
 from esochess.gambit.results import Committed, Decision, GambitRuntimeError, Illegal, Result
 
 Key = int | tuple[int, ...]
@@ -41,6 +42,9 @@ class LegalOption:
     key: Key
     machine: Machine | None
     outcome: Outcome | None
+    # For an option found legal by a predicate: where its test stopped and the locals it
+    # left there, so a machine without I/O plays it without running the test again.
+    resume: tuple[int, list[Any]] | None = None
 
 
 def candidates(decision: Decision) -> list[Key]:
@@ -87,7 +91,10 @@ def adopt(machine: Machine, option: LegalOption) -> tuple[Machine, Decision | Re
     if option.machine is None or option.outcome is None or (
         option.machine.skipped_print and not machine.silent
     ):
-        machine.choose(option.key)
+        if option.resume is not None and machine.io is None and not machine.tracing:
+            resume(machine, option.key, option.resume[1], option.resume[0])
+        else:
+            machine.choose(option.key)
         return machine, machine.run_until_decision()
     option.machine.silent = machine.silent
     return option.machine, advance(option.machine, option.outcome)
@@ -163,8 +170,8 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
     """
     stop = predicate_stop(machine)
     if stop is not None:
-        return [LegalOption(key, None, None)
-                for key in predicate_keys(machine, decision, candidates(decision), stop)]  # fmt: skip
+        return [LegalOption(key, None, None, None if L is None else (stop, L))
+                for key, L in predicate_keys(machine, decision, candidates(decision), stop)]  # fmt: skip
     found: list[LegalOption] = []
     for key in candidates(decision):
         option = try_option(machine, decision, key)
@@ -173,7 +180,9 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
     return found
 
 
-def predicate_keys(machine: Machine, decision: Decision, keys: list[Key], stop: int) -> list[Key]:
+def predicate_keys(
+    machine: Machine, decision: Decision, keys: list[Key], stop: int
+) -> list[tuple[Key, list[Any] | None]]:
     """`legal_keys` with a failing option's error named as look-ahead names it."""
     try:
         return legal_keys(machine, keys, stop)
@@ -193,8 +202,8 @@ def random_legal_option(machine: Machine, decision: Decision, rng: random.Random
     while keys:
         key = keys.pop(rng.randrange(len(keys)))
         if stop is not None:
-            if predicate_keys(machine, decision, [key], stop):
-                return LegalOption(key, None, None)
+            for _, L in predicate_keys(machine, decision, [key], stop):
+                return LegalOption(key, None, None, None if L is None else (stop, L))
             continue
         option = try_option(machine, decision, key)
         if option is not None:

@@ -50,9 +50,11 @@ class OptionFailed(Exception):
         self.error = error
 
 
-def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[Key]:
+def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[tuple[Key, list[Any] | None]]:
     """The keys among `keys` (options of the pending decision, see `predicate_stop`) whose
-    legality test passes, in order.
+    legality test passes, in order, each with the frame's locals at `stop` -- exactly
+    what running the option would leave there, so playing it can resume from `stop`
+    (see `resume`) -- or None when the test skipped a `print` it could not prove safe.
 
     Raises `OptionFailed` for a run-time error, as the look-ahead fork would report it.
     """
@@ -61,16 +63,17 @@ def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[Key]:
     frame = m.frames[-1]
     instrs = frame.code.instrs
     # Look-ahead forks neither trace nor print, and start with no call depth of their own.
-    tracing, silent, depth, peak = m.tracing, m.silent, m.depth, m.peak
+    tracing, silent, depth, peak, skipped = m.tracing, m.silent, m.depth, m.peak, m.skipped_print
     m.tracing, m.silent, m.depth, m.peak = False, True, 0, 0
     # The machine runs with a deep Python stack (limits.py); so do its predicates.
     old_limit = sys.getrecursionlimit()
     raised = old_limit < PYTHON_RECURSION_LIMIT
     if raised:
         sys.setrecursionlimit(PYTHON_RECURSION_LIMIT)
-    found: list[Key] = []
+    found: list[tuple[Key, list[Any] | None]] = []
     try:
         for key in keys:
+            m.skipped_print = False
             L = list(frame.locals)
             if dest >= 0:
                 L[dest] = tuple(options[i - 1] for i in key) if isinstance(key, tuple) \
@@ -81,12 +84,22 @@ def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[Key]:
                 continue
             except (RunError, RecursionError, MemoryError, NumberTooLong) as exc:
                 raise OptionFailed(key, _error(m, exc)) from None
-            found.append(key)
+            found.append((key, None if m.skipped_print else L))
     finally:
         m.tracing, m.silent, m.depth, m.peak = tracing, silent, depth, peak
+        m.skipped_print = skipped
         if raised:
             sys.setrecursionlimit(old_limit)
     return found
+
+
+def resume(m: Machine, key: Key, L: list[Any], stop: int) -> None:
+    """Answer the pending decision with `key` as if it ran up to `stop` and left the
+    locals `L` there (from `legal_keys` on this machine, which has not changed since)."""
+    m.choose(key)
+    frame = m.frames[-1]
+    frame.locals = list(L)  # the option may be played on more than one fork
+    frame.pc = stop
 
 
 def _run(m: Machine, L: list[Any], instrs: list[tuple[Any, ...]], pc: int, stop: int) -> None:
