@@ -18,7 +18,7 @@ from gambit_lang_helpers import compiled
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from esochess.gambit import game
+from esochess.gambit import game, predicate
 from esochess.gambit.frontend import compile_source
 from esochess.gambit.game import adopt, legal_options
 from esochess.gambit.hashing import state_hash
@@ -184,3 +184,44 @@ def test_resuming_after_a_legality_predicate_is_running_the_option(name: str, se
             assert [f.locals for f in a.frames] == [f.locals for f in b.frames]
         m, out = adopt(m, legal[rng.randrange(len(legal))])
     assert resumed or name not in ("tic-tac-toe", "connect-four")
+
+
+def test_generated_predicates_agree_with_running_the_instructions() -> None:
+    """predicate.py turns a predicate's instructions into one function; with an `if`/`else`
+    in the test (a forward jump over the `else`), it decides as the instruction loop does."""
+    src = """players 2
+state int [total] = 0
+main() {
+    current = Player[1]
+    loop {
+        x = current choose 1..6
+        if x % 2 == 0 {
+            if x > total + 3: illegal
+        } else {
+            y = x * 2
+            if y == 6: illegal
+        }
+        total += x
+        current = next_player(current)
+    }
+}
+"""
+    program = compiled(src)
+    for generated in (True, False):
+        predicate._MADE.clear()
+        real = predicate._generated
+        with mock.patch.object(
+            predicate, "_generated", real if generated else (lambda instrs, pc, stop: None)
+        ):
+            m = Machine(program, seed=0, players=2)
+            out = m.run_until_decision()
+            seen = []
+            for _ in range(4):
+                assert isinstance(out, Decision)
+                legal = legal_options(m, out)
+                seen.append([o.key for o in legal])
+                m, out = adopt(m, legal[-1])
+        if generated:
+            expected = seen
+    predicate._MADE.clear()
+    assert seen == expected == [[1, 2, 5], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6]]

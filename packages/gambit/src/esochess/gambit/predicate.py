@@ -9,9 +9,10 @@ fork; a run-time error is reported exactly as the fork would report it.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from esochess.gambit.compiler.runtime import SayIllegal
 from esochess.gambit.limits import CALL_DEPTH_LIMIT, OUT_OF_MEMORY, PYTHON_RECURSION_LIMIT
 from esochess.gambit.machine import Machine
 from esochess.gambit.program import OP_EXEC, OP_JF, OP_JUMP, OP_SET
@@ -61,7 +62,7 @@ def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[tuple[Key, li
     assert m.pending is not None
     dest, options, _ = m.pending
     frame = m.frames[-1]
-    instrs = frame.code.instrs
+    test = _predicate(frame.code.instrs, frame.pc, stop)
     # Look-ahead forks neither trace nor print, and start with no call depth of their own.
     tracing, silent, depth, peak, skipped = m.tracing, m.silent, m.depth, m.peak, m.skipped_print
     m.tracing, m.silent, m.depth, m.peak = False, True, 0, 0
@@ -79,7 +80,8 @@ def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[tuple[Key, li
                 L[dest] = tuple(options[i - 1] for i in key) if isinstance(key, tuple) \
                     else options[key - 1]  # fmt: skip
             try:
-                _run(m, L, instrs, frame.pc, stop)
+                if not test(m, L):
+                    continue
             except IllegalSignal:
                 continue
             except (RunError, RecursionError, MemoryError, NumberTooLong) as exc:
@@ -102,8 +104,74 @@ def resume(m: Machine, key: Key, L: list[Any], stop: int) -> None:
     frame.pc = stop
 
 
-def _run(m: Machine, L: list[Any], instrs: list[tuple[Any, ...]], pc: int, stop: int) -> None:
-    """Run instructions pc..stop (plain ones only: see compiler/legality.py)."""
+# Predicates made so far, by (instruction list, start, stop); the list is kept alive with
+# its function so that its id is not reused.
+_MADE: dict[
+    tuple[int, int, int], tuple[list[tuple[Any, ...]], Callable[[Machine, list[Any]], bool]]
+] = {}
+
+
+def _predicate(
+    instrs: list[tuple[Any, ...]], pc: int, stop: int
+) -> Callable[[Machine, list[Any]], bool]:
+    """Instructions pc..stop (plain ones only: see compiler/legality.py) as one Python
+    function: True when they reach `stop`, False (or IllegalSignal) at an `illegal`.
+
+    Where every jump goes forward, each instruction becomes one guarded line: `s` is the
+    index execution skips to, so the instructions a taken jump passes over do not run,
+    and those from its target on do.
+    """
+    made = _MADE.get((id(instrs), pc, stop))
+    if made is not None:
+        return made[1]
+    if len(_MADE) >= 10_000:
+        _MADE.clear()
+    fn = _generated(instrs, pc, stop)
+    if fn is None:
+
+        def fn(m: Machine, L: list[Any]) -> bool:
+            return _run(m, L, instrs, pc, stop)
+
+    _MADE[(id(instrs), pc, stop)] = (instrs, fn)
+    return fn
+
+
+def _generated(
+    instrs: list[tuple[Any, ...]], pc: int, stop: int
+) -> Callable[[Machine, list[Any]], bool] | None:
+    """`_predicate` as generated code; None when a jump goes backwards."""
+    names: dict[str, Any] = {}
+    lines = ["def test(m, L):", "    s = 0"]
+    for k in range(pc, stop):
+        ins = instrs[k]
+        op = ins[0]
+        guard = f"    if s <= {k}"
+        if op == OP_SET:
+            names[f"f{k}"] = ins[2]
+            lines.append(f"{guard}: L[{ins[1]}] = f{k}(m, L)")
+        elif op == OP_EXEC and isinstance(ins[1], SayIllegal):
+            lines.append(f"{guard}: return False")
+        elif op == OP_EXEC:
+            names[f"f{k}"] = ins[1]
+            lines.append(f"{guard}: f{k}(m, L)")
+        elif op == OP_JF:
+            if ins[2] <= k:
+                return None
+            names[f"f{k}"] = ins[1]
+            lines.append(f"{guard} and not f{k}(m, L): s = {ins[2]}")
+        else:
+            assert op == OP_JUMP
+            if ins[1] <= k:
+                return None
+            lines.append(f"{guard}: s = {ins[1]}")
+    lines.append("    return True")
+    exec("\n".join(lines), names)  # noqa: S102 - source generated here from the instructions
+    fn: Callable[[Machine, list[Any]], bool] = names["test"]
+    return fn
+
+
+def _run(m: Machine, L: list[Any], instrs: list[tuple[Any, ...]], pc: int, stop: int) -> bool:
+    """Run instructions pc..stop one by one (plain ones only: see compiler/legality.py)."""
     while pc != stop:
         ins = instrs[pc]
         pc += 1
@@ -118,6 +186,7 @@ def _run(m: Machine, L: list[Any], instrs: list[tuple[Any, ...]], pc: int, stop:
         else:
             assert op == OP_JUMP
             pc = ins[1]
+    return True
 
 
 def _error(m: Machine, exc: BaseException) -> GambitRuntimeError:

@@ -18,6 +18,7 @@ from esochess.gambit.program import (
 )
 from esochess.gambit.results import (
     GameEnd,
+    IllegalSignal,
     Result,
     RunError,
 )
@@ -226,3 +227,16 @@ def const(v: Any) -> Ev:
 
 def read_slot(slot: int) -> Ev:
     return lambda m, L: L[slot]
+
+
+class SayIllegal:
+    """The instruction of an `illegal` statement; a legality predicate (predicate.py)
+    recognises it and answers "not legal" without raising."""
+
+    __slots__ = ("pos",)
+
+    def __init__(self, pos: A.Pos) -> None:
+        self.pos = pos
+
+    def __call__(self, m: Machine, L: list[Any]) -> None:
+        raise IllegalSignal(self.pos)

@@ -14,6 +14,7 @@ from esochess.gambit.compiler.horizon import loop_horizon
 from esochess.gambit.compiler.legality import mark_loop, statement_spans
 from esochess.gambit.compiler.quiet import quiet_statement
 from esochess.gambit.compiler.runtime import (
+    SayIllegal,
     end_game,
     iterable,
     truthy,
@@ -33,7 +34,6 @@ from esochess.gambit.program import (
 )
 from esochess.gambit.results import (
     GameEnd,
-    IllegalSignal,
     Result,
 )
 
@@ -230,11 +230,7 @@ class StatementRules:
             else:
                 self.emit(OP_EXEC, lambda m, L: m.end_turn())
         elif k == "illegal":
-
-            def illegal(m: Machine, L: list[Any]) -> None:
-                raise IllegalSignal(pos)
-
-            self.emit(OP_EXEC, illegal)
+            self.emit(OP_EXEC, SayIllegal(pos))
         elif k == "draw":
 
             def draw(m: Machine, L: list[Any]) -> None:
