@@ -49,8 +49,14 @@ def test_a_float_value_is_never_shared() -> None:
 
 def test_different_values_give_different_versions() -> None:
     cell = Inst("Cell", 1)
-    assert versions.after_write(7, 1, cell, 1) == versions.after_write(7, 1, cell, 1)
-    assert versions.after_write(7, 1, cell, 1) != versions.after_write(7, 1, cell, 2)
-    assert versions.after_write(7, 1, cell, 1) != versions.after_write(7, 1, cell, True)
-    assert versions.after_write(7, 1, cell, 0.0) != versions.after_write(7, 1, cell, 0.0)
+    one = versions.after_writes(7, cell, [(1, 1)])
+    assert one == versions.after_writes(7, cell, [(1, 1)])
+    assert one != versions.after_writes(7, cell, [(1, 2)])
+    assert one != versions.after_writes(7, cell, [(1, True)])
+    assert one != versions.after_writes(7, cell, [(2, 1)])
+    assert one != versions.after_writes(7, Inst("Cell", 2), [(1, 1)])
+    assert versions.after_writes(7, cell, [(1, 1), (2, 3)]) != versions.after_writes(
+        7, cell, [(1, 1), (2, 4)]
+    )
+    assert versions.after_writes(7, cell, [(1, 0.0)]) != versions.after_writes(7, cell, [(1, 0.0)])
     assert versions.interned((7, "Cell")) != versions.interned((8, "Cell"))

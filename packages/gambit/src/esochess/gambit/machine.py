@@ -373,11 +373,11 @@ class Machine:
             memo[key] = (value, used)
         return value
 
-    def touch(self, pid: int, inst: Inst, value: Any) -> None:
-        """Record that a new instance's property `pid` was set to `value` (a new version
-        of the state and of the instances, see versions.py)."""
+    def touch(self, inst: Inst, written: list[tuple[int, Any]]) -> None:
+        """Record that a new instance's properties were set, as (pid, value) pairs (a new
+        version of the state and of the instances, see versions.py)."""
         self.version = versions.fresh()
-        self.inst_version = versions.after_write(self.inst_version, pid, inst, value)
+        self.inst_version = versions.after_writes(self.inst_version, inst, written)
 
     def read_prop(self, prop: Prop, args: tuple[Any, ...], pos: Pos | None) -> Any:
         """Read property `prop` of the entity tuple `args` (traits are recomputed)."""

@@ -43,8 +43,12 @@ def interned(step: tuple[Any, ...]) -> int:
     return v
 
 
-def after_write(version: int, pid: int, inst: Inst, value: Any) -> int:
-    """The instance version after a new instance's property `pid` is set to `value`."""
-    if type(value) not in _SHAREABLE:
-        return fresh()
-    return interned((version, pid, inst, type(value), value))
+def after_writes(version: int, inst: Inst, written: list[tuple[int, Any]]) -> int:
+    """The instance version after a new instance's properties are set to values, given
+    as (pid, value) pairs."""
+    step: list[Any] = [version, inst]
+    for pid, value in written:
+        if type(value) not in _SHAREABLE:
+            return fresh()
+        step += (pid, type(value), value)
+    return interned(tuple(step))

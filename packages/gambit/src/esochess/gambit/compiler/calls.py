@@ -245,6 +245,7 @@ class CallRules:
             vals = [(n, f(m, L)) for n, f in given]
             inst = m.create(name)
             gv = dict(vals)
+            written: list[tuple[int, Any]] = []
             for p in unary:
                 if p.name in gv:
                     v = gv[p.name]
@@ -254,7 +255,9 @@ class CallRules:
                     v = p.zero
                 if v is not UNSET:
                     m.store[(p.pid, (inst,))] = v
-                    m.touch(p.pid, inst, v)
+                    written.append((p.pid, v))
+            if written:
+                m.touch(inst, written)
             if m.tracing:
                 shown = ", ".join(f"{n}: {m.display(v)}" for n, v in vals if n in by_name)
                 m.trace(pos, f"create {inst.ident}" + (f" ({shown})" if shown else ""))
