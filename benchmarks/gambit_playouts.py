@@ -131,6 +131,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=200, help="gambit playouts per game (default 200)")
     ap.add_argument("--mcts", type=int, default=1000, help="MCTS iterations (default 1000)")
     args = ap.parse_args()
+    print(f"load average at the start: {load_average()}")
     print(f"Gambit random playouts vs hand-written Python ({args.games} Gambit games each);")
     print("rates as wall clock / CPU time of this process (the machine may be shared)")
     for title, file, base in (
@@ -160,6 +161,15 @@ def main() -> None:
                   f"{wall:6.2f} s wall / {cpu:6.2f} s CPU (option {key})")  # fmt: skip
         if keys[0] != keys[1]:
             print(f"{title:13} THE ENGINES CHOSE DIFFERENT MOVES")
+    print(f"load average at the end: {load_average()}")
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages (the machine may be shared), where known."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3])
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":
