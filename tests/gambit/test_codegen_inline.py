@@ -135,3 +135,63 @@ def test_inlined_calls_behave_as_calls_on_both_engines(program: str, tmp_path: P
     assert seen[0][1].strip()
     source = CliRunner().invoke(main, ["compile", str(path), "--emit-python"]).stdout
     assert "_peak(m, " in source or "_one(" in source
+
+
+# A trait read inside a map that does not involve the element is kept for the other
+# elements (codegen/hoist.py); over an empty list it is never read, and it fails where
+# the first element reaches it; traced runs read it every time.
+HOIST = """players 2
+
+entity Cell
+fixed int [Cell row]
+state int [bad] = 0
+trait int [Player p weight] = 10 % (p.number - bad)
+
+fn weigh(Player p, [int] xs) -> [int] => xs map (x: x + p.weight)
+
+main() {
+    for r in 1..3: Cell(row: r)
+    print(weigh(Player[1], [1, 2, 3]))
+    print(weigh(Player[1], []))
+    bad = 1
+    print(weigh(Player[1], []))
+    print(weigh(Player[2], [4, 5]))
+    print(weigh(Player[1], [6]))
+}
+"""
+
+
+def test_a_map_keeps_what_does_not_involve_its_element() -> None:
+    from esochess.gambit import ast as A
+    from esochess.gambit.check import check
+    from esochess.gambit.codegen.hoist import invariants
+    from esochess.gambit.parser import parse
+
+    tree = parse(HOIST, "h.gmb")
+    an = check(tree)
+    maps = [n for d in tree.decls for n in _walk(d) if isinstance(n, A.FilterMap)]
+    assert len(maps) == 1
+    kept = invariants(an, maps[0])
+    assert [type(k).__name__ for k in kept] == ["Member"]
+
+
+def _walk(x: object) -> list[object]:
+    from esochess.gambit.compiler.horizon import nodes
+
+    return nodes(x)
+
+
+@pytest.mark.parametrize("trace", [False, True])
+def test_kept_values_behave_as_reading_them_each_time(trace: bool, tmp_path: Path) -> None:
+    path = tmp_path / "h.gmb"
+    path.write_text(HOIST, encoding="utf-8")
+    seen = []
+    for engine in ("compiled", "interpreter"):
+        args = ["run", str(path), "--engine", engine, "--seed", "1"] + (["--trace"] * trace)
+        r = CliRunner().invoke(main, args)
+        seen.append((r.exit_code, r.stdout, r.stderr))
+    assert seen[0] == seen[1]
+    assert seen[0][1].splitlines() == ["[1, 2, 3]", "[]", "[]", "[4, 5]"]
+    assert "division by zero" in seen[0][2]
+    source = CliRunner().invoke(main, ["compile", str(path), "--emit-python"]).stdout
+    assert "is not UNSET else" in source

@@ -32,6 +32,7 @@ from esochess.gambit.analysis import (
     UserCall,
 )
 from esochess.gambit.codegen.emit import Namespace
+from esochess.gambit.codegen.hoist import invariants
 from esochess.gambit.codegen.inline import body_expression, inline_call, memo_call
 from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.compiler.runtime import not_none
@@ -99,6 +100,9 @@ class ExprSource:
         # How deeply the expression being generated nests; past NEST_LIMIT a subtree gets
         # a function of its own (Python's parser refuses about 200 nested parentheses).
         self.depth = 0
+        # Loop-invariant sub-expressions of the map being generated (codegen/hoist.py):
+        # node id -> the source that computes it once per map.
+        self.kept: dict[int, str] = {}
 
     # ------------------------------------------------------------------ entry points
 
@@ -116,6 +120,9 @@ class ExprSource:
 
     def src(self, e: A.Expr) -> str:
         """Source evaluating `e` (with its implicit conversion)."""
+        kept = self.kept.get(id(e))
+        if kept is not None:
+            return kept
         o = self.c.override.get(id(e))
         if o is not None:
             return f"{self.ns.const(o)}(m, L)"
@@ -316,12 +323,28 @@ class ExprSource:
     def filter_map(self, e: A.FilterMap) -> str:
         slot = self.an.binders[e]
         name = self.ns.fresh("fm")
-        keep = f"if {self.cond(e.body)}:\n            out.append(x)" if e.kind == "filter" \
-            else f"out.append({self.src(e.body)})"  # fmt: skip
+        # Sub-expressions the same for every element, computed where first needed.
+        outer, self.kept = self.kept, {}
+        keep_lines: list[str] = []
+        try:
+            if self.c.effect_free(e.body):
+                for n in invariants(self.an, e):
+                    plain, h = self.src(n), self.temp()
+                    keep_lines.append(f"    {h} = UNSET")
+                    self.kept[id(n)] = (f"(({h} if {h} is not UNSET else ({h} := {plain}))"
+                                        f" if not _tracing else {plain})")  # fmt: skip
+            keep = f"if {self.cond(e.body)}:\n            out.append(x)" if e.kind == "filter" \
+                else f"out.append({self.src(e.body)})"  # fmt: skip
+            source = self.src(e.source)
+        finally:
+            self.kept = outer
+        if keep_lines:
+            keep_lines.append("    _tracing = m.tracing")
         lines = [
             f"def {name}(m, L):",
             "    out = []",
-            f"    for x in _iter({self.src(e.source)}):",
+            *keep_lines,
+            f"    for x in _iter({source}):",
             f"        L[{slot}] = x",
             f"        {keep}",
             "    return tuple(out)",

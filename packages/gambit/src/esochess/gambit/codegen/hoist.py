@@ -1,0 +1,78 @@
+"""Sub-expressions of a `map`/`filter` body that are the same for every element.
+
+In `has_line`'s `line map (i: at(i).mark == p.symbol)` the trait read `p.symbol` does
+not involve the element: an effect-free body cannot change the state while the list is
+mapped, so every element would compute it again, through a memo lookup, to the same
+value. The generated map evaluates such a sub-expression where the body first needs it
+and keeps the value for the other elements (codegen/expressions.py). Everything
+observable stays: it is evaluated at the same point of the first element that reaches
+it (never, when none does), so it raises the same error there; its value cannot differ
+later; and a tracing machine, whose trace shows every call, evaluates it every time.
+"""
+
+from __future__ import annotations
+
+from esochess.gambit import ast as A
+from esochess.gambit.analysis import Analysis, LocalRef, PropRef, UserCall
+from esochess.gambit.compiler.horizon import nodes
+
+# Nodes whose sub-expressions are generated inline, in the map's own function (a nested
+# map, a selector or a match gets functions or closures of its own).
+_INLINE = (A.Binary, A.Unary, A.Member, A.Call, A.Index, A.ListLit, A.TupleExpr, A.IfExpr)
+
+
+def _worth(an: Analysis, e: A.Expr) -> bool:
+    """A trait read or a user function call: a memo lookup or a call at least."""
+    if isinstance(e, A.Member):
+        ref = an.resolved.get(e)
+        return isinstance(ref, PropRef) and ref.prop.kind == "trait"
+    return isinstance(e, A.Call) and isinstance(an.calls.get(e), UserCall)
+
+
+def invariants(an: Analysis, e: A.FilterMap) -> list[A.Expr]:
+    """The largest sub-expressions of the body of `e`, generated in its function, that
+    read no binder of `e` or of a map inside it and are worth keeping."""
+    bound = {an.binders[n] for n in nodes(e) if isinstance(n, A.FilterMap) and n in an.binders}
+
+    def free(n: A.Expr) -> bool:
+        return not any(
+            isinstance(r := an.resolved.get(k), LocalRef) and r.slot in bound
+            for k in nodes(n) if isinstance(k, A.Name)
+        )  # fmt: skip
+
+    found: list[A.Expr] = []
+
+    def visit(n: A.Expr) -> None:
+        if _worth(an, n) and free(n):
+            found.append(n)
+            return
+        if isinstance(n, A.IfExpr):
+            for arm in n.arms:
+                if arm.cond is not None:
+                    visit(arm.cond)
+                visit(arm.value)
+        elif isinstance(n, A.Call):
+            for a in n.args:
+                visit(a.value)
+        elif isinstance(n, _INLINE):
+            for k in _children(n):
+                visit(k)
+
+    visit(e.body)
+    return found
+
+
+def _children(n: A.Expr) -> list[A.Expr]:
+    match n:
+        case A.Binary(left=left, right=right):
+            return [left, right]
+        case A.Unary(operand=operand):
+            return [operand]
+        case A.Member(obj=obj):
+            return list(obj.items) if isinstance(obj, A.TupleExpr) else [obj]
+        case A.Index(obj=obj, index=index):
+            return [obj, index]
+        case A.ListLit(items=items) | A.TupleExpr(items=items):
+            return list(items)
+        case _:
+            return []
