@@ -195,3 +195,41 @@ def test_kept_values_behave_as_reading_them_each_time(trace: bool, tmp_path: Pat
     assert "division by zero" in seen[0][2]
     source = CliRunner().invoke(main, ["compile", str(path), "--emit-python"]).stdout
     assert "is not UNSET else" in source
+
+
+# Calls whose entity arguments cannot be none skip that test (codegen/expressions.py; the
+# checker refuses an optional argument there); `xs[1]` tests only the length.
+NONE_ARG = """players 2
+
+entity Cell
+fixed int [Cell row]
+state Cell? [picked]
+
+fn row_of(Cell c, [int] xs) -> int {
+    n = c.row + xs[1]
+    return n
+}
+
+main() {
+    for r in 1..3: Cell(row: r)
+    print(row_of(Cell[2], [10, 20]))
+    print(row_of(Cell[3], [1]))
+    print(row_of(Cell[1], []))
+}
+"""
+
+def test_untested_arguments_and_constant_indexes_fail_as_on_the_interpreter(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "n.gmb"
+    path.write_text(NONE_ARG, encoding="utf-8")
+    seen = []
+    for engine in ("compiled", "interpreter"):
+        r = CliRunner().invoke(main, ["run", str(path), "--engine", engine])
+        seen.append((r.exit_code, r.stdout, r.stderr))
+    assert seen[0] == seen[1]
+    assert seen[0][0] != 0
+    assert seen[0][1].splitlines() == ["12", "4"]
+    assert "list index 1 out of range" in seen[0][2]
+    source = CliRunner().invoke(main, ["compile", str(path), "--emit-python"]).stdout
+    assert "_tested(m, 'row_of'" not in source and "row_of" in source

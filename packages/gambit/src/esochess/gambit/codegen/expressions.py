@@ -174,6 +174,11 @@ class ExprSource:
                 return self.name(e)
             case A.Member():
                 return self.member(e)
+            case A.Index(obj=obj, index=A.Lit(value=k), pos=pos) if type(k) is int and k > 0 \
+                    and isinstance(self.an.types.get(obj), T.ListT) and obj not in self.an.conversions:
+                # `d[1]`: a list and a positive constant, so only the length is tested.
+                xs = self.temp()
+                return f"({xs}[{k - 1}] if len({xs} := {self.src(obj)}) >= {k} else _index({xs}, {k}, {pos!r}))"
             case A.Index(obj=obj, index=idx, pos=pos):
                 xs, i = self.temp(), self.temp()
                 return (f"({xs}[{i} - 1] if (({xs} := {self.src(obj)}), ({i} := {self.src(idx)})) "
@@ -289,7 +294,11 @@ class ExprSource:
             group = [o for o in self.c.overloads[info.name] if len(o.info.params) == len(e.args)]
             if len(group) != 1:
                 return None
-            code, tests = group[0].code, group[0].tests
+            code = group[0].code
+            # An entity parameter's test that its argument is not none holds when the
+            # argument's type has no none.
+            tests = [(i, t) for i, t in group[0].tests
+                     if t is not not_none or self.may_be_none(e.args[i].value)]  # fmt: skip
             g = self.ns.const(group, "group")
             leaf = self.c.calls.inline.get(id(code))
             body = body_expression(leaf, len(parts), self.temp) if leaf is not None and all(
@@ -302,15 +311,19 @@ class ExprSource:
                 )  # fmt: skip
                 if inlined is not None:
                     return inlined
-            if not tests:
-                return self.call_site(code, e.pos, parts)
-            v = self.temp()
             wrapper = self.c.calls.name(group[0].code)
+            if not group[0].tests:
+                return self.call_site(code, e.pos, parts)
+            if not tests:
+                # The frame's other locals start as none: the wrapper need not add them.
+                rest = ", None" * (code.nlocals - len(parts))
+                return f"{wrapper}(m, {e.pos!r}, [{args}{rest}])"
+            v = self.temp()
             test = f"_passes(m, {g}, ({v} := [{args}]))"
-            if all(t is not_none for _, t in group[0].tests):
+            if all(t is not_none for _, t in tests):
                 # The usual test, an entity parameter that must not be none, inline.
                 test = f"({v} := [{args}])" + "".join(
-                    f" and {v}[{i}] is not None" for i, _ in group[0].tests)
+                    f" and {v}[{i}] is not None" for i, _ in tests)
             return (f"({wrapper}(m, {e.pos!r}, {v}) if {test} "
                     f"else _call(m, _tested(m, {info.name!r}, {g}, {v}, {e.pos!r}), {v}, "
                     f"{e.pos!r}))")  # fmt: skip
@@ -319,6 +332,12 @@ class ExprSource:
             if isinstance(impl, B.Plain):
                 return f"_plain({self.ns.const(impl.fn, 'builtin')}, {e.pos!r}, {args})"
         return None
+
+    def may_be_none(self, e: A.Expr) -> bool:
+        """False when the value of `e` cannot be none (its type has no none, and no
+        conversion applies)."""
+        t = self.an.types.get(e)
+        return t is None or T.contains_none(t) or t == T.ANY or e in self.an.conversions
 
     def filter_map(self, e: A.FilterMap) -> str:
         slot = self.an.binders[e]
