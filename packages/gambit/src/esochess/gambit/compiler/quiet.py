@@ -6,18 +6,22 @@ matters for the run-time errors it could raise: the playout must report them as
 arguments of a `print` cannot fail, in one of two ways:
 
 * **always**: no operation in them can fail whatever the game state (reading a property
-  with a zero value, comparing, joining strings, mapping over a selection, ...);
-* **keyed**: every operation that can fail (integer arithmetic, a selection that must be
-  one instance, ...) works on values computed only from the caller's locals, the entity
-  instances and their fixed properties -- never from state. Whether they fail is then a
-  function of those locals and of the instance set, so once the arguments were evaluated
-  without an error for some values of the locals, they cannot fail for the same values
-  until an instance is created (the machine's `inst_version` changes).
+  with a zero value, comparing, integer sums, joining strings, mapping over a selection);
+* **keyed**: every operation that can fail (division, indexing, a selection that must be
+  one instance, showing a number) works on values computed only from the caller's
+  locals, the entity instances and their fixed properties -- never from state, and not
+  under a condition on the state. Whether they fail is then a function of those locals
+  and of the instance set, so once the arguments were evaluated without an error for
+  some values of the locals, they cannot fail for the same values while the instance
+  version (versions.py) is the same.
 
-Anything the rules below do not know (loops that may not end, recursion, overloads chosen
-at run time, calls through values, indexing, most built-ins) is *unproven* and always
-evaluated. Running out of memory is not counted as failing (any allocation can).
-Calls nest at most `height` deep, so the call depth limit is checked at run time.
+A call of a procedure without arguments whose body only prints (`show_board()`) is
+proven the same way as a whole, keyed by the instance version alone.
+
+Anything the rules below do not know (`while` loops, recursion, overloads chosen at run
+time, calls through values, most built-ins) is *unproven* and always evaluated. Running
+out of memory is not counted as failing (any allocation can). Calls nest at most `height`
+deep, so the call depth limit is checked at run time.
 """
 
 from __future__ import annotations
@@ -195,12 +199,13 @@ class QuietAnalysis:
                 if op == ".." and self._ints(e.left, e.right):
                     return self.failing(v)  # a range can be too long
                 if op in _INT_OPS and self._ints(e.left, e.right):
-                    return v if op in _ORDERING else self.failing(v)
+                    # Only `/` and `%` fail on ints (division by zero).
+                    return self.failing(v) if op in ("/", "%") else v
                 return NO
             case A.Unary(op="not"):
                 return self.expr(e.operand, env)
             case A.Unary(op="-") if self._ints(e.operand):
-                return self.failing(self.expr(e.operand, env))
+                return self.expr(e.operand, env)
             case A.IfExpr():
                 if e.arms[-1].cond is not None:
                     return NO
