@@ -122,18 +122,25 @@ def test_inline_call_refuses_other_locals_and_unparsed_literals(body: str) -> No
     assert inline_call("_cw9", (1, 1), ["1"], body, _temps()) is None
 
 
-@pytest.mark.parametrize("program", [LEAF, DEEP, SELECT], ids=["leaf", "deep", "select"])
-def test_inlined_calls_behave_as_calls_on_both_engines(program: str, tmp_path: Path) -> None:
+def run_both(program: str, tmp_path: Path, *args: str) -> list[tuple[int, str, str]]:
+    """`gambit run` of a program (written to tmp_path/p.gmb) on both engines: exit code,
+    output and error output of each."""
     path = tmp_path / "p.gmb"
     path.write_text(program, encoding="utf-8")
     seen = []
     for engine in ("compiled", "interpreter"):
-        r = CliRunner().invoke(main, ["run", str(path), "--engine", engine])
+        r = CliRunner().invoke(main, ["run", str(path), "--engine", engine, *args])
         seen.append((r.exit_code, r.stdout, r.stderr))
+    return seen
+
+
+@pytest.mark.parametrize("program", [LEAF, DEEP, SELECT], ids=["leaf", "deep", "select"])
+def test_inlined_calls_behave_as_calls_on_both_engines(program: str, tmp_path: Path) -> None:
+    seen = run_both(program, tmp_path)
     assert seen[0] == seen[1]
     assert seen[0][0] != 0  # both programs end in a run-time error after some output
     assert seen[0][1].strip()
-    source = CliRunner().invoke(main, ["compile", str(path), "--emit-python"]).stdout
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "_peak(m, " in source or "_one(" in source
 
 
@@ -183,17 +190,11 @@ def _walk(x: object) -> list[object]:
 
 @pytest.mark.parametrize("trace", [False, True])
 def test_kept_values_behave_as_reading_them_each_time(trace: bool, tmp_path: Path) -> None:
-    path = tmp_path / "h.gmb"
-    path.write_text(HOIST, encoding="utf-8")
-    seen = []
-    for engine in ("compiled", "interpreter"):
-        args = ["run", str(path), "--engine", engine, "--seed", "1"] + (["--trace"] * trace)
-        r = CliRunner().invoke(main, args)
-        seen.append((r.exit_code, r.stdout, r.stderr))
+    seen = run_both(HOIST, tmp_path, "--seed", "1", *(["--trace"] * trace))
     assert seen[0] == seen[1]
     assert seen[0][1].splitlines() == ["[1, 2, 3]", "[]", "[]", "[4, 5]"]
     assert "division by zero" in seen[0][2]
-    source = CliRunner().invoke(main, ["compile", str(path), "--emit-python"]).stdout
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "is not UNSET else" in source
 
 
@@ -221,15 +222,10 @@ main() {
 def test_untested_arguments_and_constant_indexes_fail_as_on_the_interpreter(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "n.gmb"
-    path.write_text(NONE_ARG, encoding="utf-8")
-    seen = []
-    for engine in ("compiled", "interpreter"):
-        r = CliRunner().invoke(main, ["run", str(path), "--engine", engine])
-        seen.append((r.exit_code, r.stdout, r.stderr))
+    seen = run_both(NONE_ARG, tmp_path)
     assert seen[0] == seen[1]
     assert seen[0][0] != 0
     assert seen[0][1].splitlines() == ["12", "4"]
     assert "list index 1 out of range" in seen[0][2]
-    source = CliRunner().invoke(main, ["compile", str(path), "--emit-python"]).stdout
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "_tested(m, 'row_of'" not in source and "row_of" in source

@@ -70,29 +70,49 @@ def test_the_example_boards_are_proven() -> None:
     ("body", "functions", "expected"),
     [
         ('    print("x", X, str(O))\n', "", Proof(False, (), 0)),
-        ('    print(join(Cell<owner: none> map (c: if { c.owner == none: ".", else: "x" }), ""))\n',
-         "", Proof(False, (), 0)),
-        ("    print(join(Cell<owner: none> map (c: str(c.owner)), \"\"))\n", "",
-         Proof(False, (), 0)),  # Player#1: players have no `name`
+        (
+            '    print(join(Cell<owner: none> map (c: if { c.owner == none: ".", else: "x" }), ""))\n',
+            "",
+            Proof(False, (), 0),
+        ),
+        (
+            '    print(join(Cell<owner: none> map (c: str(c.owner)), ""))\n',
+            "",
+            Proof(False, (), 0),
+        ),  # Player#1: players have no `name`
         ("    print(Cell[1])\n", "trait str [Cell c name] = str(c.row)\n", None),  # `name` may fail
         ("    n = 2\n    print(str(at(n).row + 1))\n", "", Proof(True, (2,), 1)),
         ("    print(discs)\n", "", None),  # a state number: too long to show?
         ("    print(str(10 / discs))\n", "", None),
         ("    print(str(at(discs).row))\n", "", None),  # which cell depends on the state
-        ("    print(f(at(1)))\n",
-         'fn f(Cell c) -> str => if { c.owner == none: str(at(1).row), else: "x" }\n', None),
-        ("    print(g(at(1)))\n",
-         'fn g(Cell c) -> str {\n    if c.owner == none: return "."\n'
-         "    return str(at(2).row)\n}\n", None),
-        ("    print(g(at(1)))\n",
-         'fn g(Cell c) -> str {\n    if c.owner == none: return "."\n    return "X"\n}\n',
-         Proof(True, (), 1)),
+        (
+            "    print(f(at(1)))\n",
+            'fn f(Cell c) -> str => if { c.owner == none: str(at(1).row), else: "x" }\n',
+            None,
+        ),
+        (
+            "    print(g(at(1)))\n",
+            'fn g(Cell c) -> str {\n    if c.owner == none: return "."\n'
+            "    return str(at(2).row)\n}\n",
+            None,
+        ),
+        (
+            "    print(g(at(1)))\n",
+            'fn g(Cell c) -> str {\n    if c.owner == none: return "."\n    return "X"\n}\n',
+            Proof(True, (), 1),
+        ),
         ("    print(str(Cell[2].row))\n", "", Proof(True, (), 0)),
         ("    print(str([1, 2][discs]))\n", "", None),
-        ("    print(rec(3))\n",
-         'fn rec(int n) -> str => if { n <= 0: "", else: rec(n - 1) }\n', None),
-        ("    print(w(3))\n",
-         "fn w(int n) -> str {\n    k = n\n    while k > 0: k -= 1\n    return \"\"\n}\n", None),
+        (
+            "    print(rec(3))\n",
+            'fn rec(int n) -> str => if { n <= 0: "", else: rec(n - 1) }\n',
+            None,
+        ),
+        (
+            "    print(w(3))\n",
+            'fn w(int n) -> str {\n    k = n\n    while k > 0: k -= 1\n    return ""\n}\n',
+            None,
+        ),
     ],
 )
 def test_proofs(body: str, functions: str, expected: Proof | None) -> None:
@@ -112,6 +132,20 @@ class Recorder:
         raise AssertionError("no trace expected")
 
 
+def quiet_output(source: str, engine: str) -> list[str]:
+    """What a quiet machine (as in a random playout) prints, choosing option 1 always."""
+    prog, errors = compile_source(source, "p.gmb", engine)
+    assert prog is not None, errors
+    io = Recorder()
+    m = Machine(prog, seed=0, players=2, io=io)  # type: ignore[arg-type]
+    m.quiet = True
+    out = m.run_until_decision()
+    while isinstance(out, Decision):
+        m.choose(1)
+        out = m.run_until_decision()
+    return io.lines
+
+
 @pytest.mark.parametrize("engine", ["compiled", "interpreter"])
 def test_a_quiet_machine_skips_only_proven_prints(engine: str) -> None:
     source = program(
@@ -124,17 +158,8 @@ def test_a_quiet_machine_skips_only_proven_prints(engine: str) -> None:
         "        if discs == 2: Player[1] wins\n"
         "    }\n"
     )
-    prog, errors = compile_source(source, "p.gmb", engine)
-    assert prog is not None, errors
-    io = Recorder()
-    m = Machine(prog, seed=0, players=2, io=io)  # type: ignore[arg-type]
-    m.quiet = True
-    out = m.run_until_decision()
-    while isinstance(out, Decision):
-        m.choose(1)
-        out = m.run_until_decision()
     # The keyed print shows rows 1 and 2 once each; `discs` (unproven) every time.
-    assert io.lines == ["1", "2", "0", "1"]
+    assert quiet_output(source, engine) == ["1", "2", "0", "1"]
 
 
 FAILING = {
@@ -147,8 +172,11 @@ FAILING = {
 
 def turns(step: str) -> str:
     """A game of alternating turns that runs `step` before each decision."""
-    return ("    current = Player[1]\n    n = 0\n    loop {\n" + step
-            + "        x = current choose [1, 2]\n        current = next_player(current)\n    }\n")
+    return (
+        "    current = Player[1]\n    n = 0\n    loop {\n"
+        + step
+        + "        x = current choose [1, 2]\n        current = next_player(current)\n    }\n"
+    )
 
 
 @pytest.mark.parametrize("engine", ["compiled", "interpreter"])
@@ -200,13 +228,4 @@ def test_a_quiet_machine_runs_a_proven_procedure_once_per_instance_set(engine: s
         "        if discs == 3: Player[1] wins\n    }\n",
         SHOW,
     )
-    prog, errors = compile_source(source, "p.gmb", engine)
-    assert prog is not None, errors
-    io = Recorder()
-    m = Machine(prog, seed=0, players=2, io=io)  # type: ignore[arg-type]
-    m.quiet = True
-    out = m.run_until_decision()
-    while isinstance(out, Decision):
-        m.choose(1)
-        out = m.run_until_decision()
-    assert io.lines == ["1", "2", "3"]
+    assert quiet_output(source, engine) == ["1", "2", "3"]

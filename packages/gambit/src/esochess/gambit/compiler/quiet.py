@@ -230,9 +230,7 @@ class QuietAnalysis:
                 inner[slot] = src.tainted
                 # The body runs once per element: as often as the state says, when tainted.
                 return src | self.guarded(src, e.body, inner)
-            case A.Index() if self._ints(e.index) and isinstance(
-                self.an.types.get(e.obj), T.ListT
-            ):
+            case A.Index() if self._ints(e.index) and isinstance(self.an.types.get(e.obj), T.ListT):
                 return self.failing(self.expr(e.obj, env) | self.expr(e.index, env))
             case A.SelectorExpr():
                 return self._selector(e.selector, env)
@@ -428,7 +426,6 @@ class QuietAnalysis:
             case _:
                 return NO
 
-
     def _for(self, s: A.For, env: dict[int, bool]) -> Verdict:
         """A `for` over a list: the body runs once per element (as often as the state says
         when the list depends on it); taints grow over passes until they settle."""
@@ -463,28 +460,21 @@ def quiet_print(hosted: Callable[[Machine, list[Any]], Any], args: list[Ev],
     A silent machine that skips an unproven `print` records it (`skipped_print`), so that
     its fork is not adopted by a machine that would have evaluated it (game.adopt).
     """
-    if proof is None:
+    if proof is None or not proof.keyed:
+        # Proven always (a height) or not at all (None).
+        height = None if proof is None else proof.height
 
         def quiet_call(m: Machine, L: list[Any]) -> Any:
-            if m.silent:
-                m.skipped_print = True
-                return None
-            return hosted(m, [a(m, L) for a in args])
-
-        return quiet_call
-    height = proof.height
-    if not proof.keyed:
-
-        def safe_call(m: Machine, L: list[Any]) -> Any:
             if m.silent or m.quiet:
-                if m.depth + len(m.frames) + height < CALL_DEPTH_LIMIT:
+                if height is not None and m.depth + len(m.frames) + height < CALL_DEPTH_LIMIT:
                     return None
                 if m.silent:
                     m.skipped_print = True
                     return None
             return hosted(m, [a(m, L) for a in args])
 
-        return safe_call
+        return quiet_call
+    height = proof.height
     slots = proof.slots
     seen: set[tuple[Any, ...]] = set()
 
@@ -517,8 +507,10 @@ def quiet_statement(c: Ev, proof: Proof | None) -> Ev:
     height, keyed, seen = proof.height, proof.keyed, proof.seen
 
     def quiet_stmt(m: Machine, L: list[Any]) -> Any:
-        if (m.silent or m.quiet) and m.depth + len(m.frames) + height < CALL_DEPTH_LIMIT and (
-            not keyed or m.inst_version in seen
+        if (
+            (m.silent or m.quiet)
+            and m.depth + len(m.frames) + height < CALL_DEPTH_LIMIT
+            and (not keyed or m.inst_version in seen)
         ):
             return None
         out = c(m, L)
