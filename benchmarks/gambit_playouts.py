@@ -14,6 +14,15 @@ prints playouts/s, the slowdown against the baseline and the compiled engine's s
 Targets: at least 5 000 random playouts/s (CPU) on tic-tac-toe, 1 500/s on Connect Four,
 `mcts:1000` first move on Connect Four within 0.5 s CPU.
 Usage: python benchmarks/gambit_playouts.py [--games N] [--mcts N]
+
+`--play WHAT` does one piece of that work and measures nothing, for an instruction
+counter, whose counts do not depend on what else the machine runs:
+`valgrind --tool=callgrind --callgrind-out-file=/dev/null python
+benchmarks/gambit_playouts.py --play tic-tac-toe --games N` for N = 10 and N = 210 gives
+the instructions of 200 playouts as the difference of the two totals (start-up and
+compilation cancel out). WHAT is tic-tac-toe, connect-four (compiled engine), the same
+with -baseline (the hand-written playout), or mcts (N iterations of `mcts:N` for the first
+move of Connect Four).
 """
 
 from __future__ import annotations
@@ -125,12 +134,48 @@ def mcts_first_move_seconds(game: Path, iterations: int, engine: str) -> tuple[f
 ENGINES = ("compiled", "interpreter")
 
 
+def _playouts(file: str) -> Callable[[int], None]:
+    def play(games: int) -> None:
+        from esochess.gambit.session import playout
+
+        program = compile_game(EXAMPLES / file, "compiled")
+        playout(program, games, 0, program.players_range[0])
+
+    return play
+
+
+def _baseline(game: Callable[[random.Random], int]) -> Callable[[int], None]:
+    def play(games: int) -> None:
+        rng = random.Random(0)
+        for _ in range(games):
+            game(rng)
+
+    return play
+
+
+def _mcts(iterations: int) -> None:
+    mcts_first_move_seconds(EXAMPLES / "connect-four.gmb", iterations, "compiled")
+
+
+PLAY: dict[str, Callable[[int], None]] = {
+    "tic-tac-toe": _playouts("tic-tac-toe.gmb"),
+    "connect-four": _playouts("connect-four.gmb"),
+    "tic-tac-toe-baseline": _baseline(ttt_playout),
+    "connect-four-baseline": _baseline(c4_playout),
+    "mcts": _mcts,
+}
+
+
 def main() -> None:
     """Measure and print the figures."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--games", type=int, default=200, help="gambit playouts per game (default 200)")
     ap.add_argument("--mcts", type=int, default=1000, help="MCTS iterations (default 1000)")
+    ap.add_argument("--play", choices=sorted(PLAY), help="only play (for an instruction counter)")
     args = ap.parse_args()
+    if args.play:
+        PLAY[args.play](args.games)
+        return
     print(f"load average at the start: {load_average()}")
     print(f"Gambit random playouts vs hand-written Python ({args.games} Gambit games each);")
     print("rates as wall clock / CPU time of this process (the machine may be shared)")
