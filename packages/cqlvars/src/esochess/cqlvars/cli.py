@@ -10,11 +10,11 @@ import re
 import sys
 import time
 import traceback
-from typing import IO, NoReturn
+from typing import IO, Any, NoReturn
 
 import click
 
-from esochess.cqlvars import distributed, pgnio
+from esochess.cqlvars import cqldb, distributed, pgnio
 from esochess.cqlvars.checker import name_problem
 from esochess.cqlvars.engine import (
     CompiledQuery,
@@ -66,12 +66,32 @@ def _check_inputs(paths: list[str]) -> None:
             pgnio.check_readable(path)
         except pgnio.InputError as exc:
             usage_error(f"cannot read {exc}")
+        if cqldb.is_index(path):
+            try:
+                cqldb.check(path)
+            except cqldb.IndexFileError as exc:
+                usage_error(str(exc))
+
+
+class _WithIndex(click.Command):
+    """`cql QUERY.cql …`, and `cql index DB.cqldb GAMES…` (the `index` command)."""
+
+    def main(  # type: ignore[override]  # click's overloads: the same arguments, passed on
+        self, args: Any = None, prog_name: str | None = None, **extra: Any
+    ) -> Any:
+        """Hand `cql index …` to the index command."""
+        argv = list(sys.argv[1:] if args is None else args)
+        if argv[:1] == ["index"]:
+            return index_main.main(argv[1:], prog_name="cql index", **extra)
+        return super().main(argv, prog_name=prog_name, **extra)
 
 
 @click.command(
     "cql",
+    cls=_WithIndex,
     context_settings=CONTEXT_SETTINGS,
-    help="Run a CQL query over PGN files and write the matching games.",
+    help="Run a CQL query over PGN files (or index databases made by `cql index`) and "
+    "write the matching games.",
 )
 @click.argument("query")  # read by files.read_source: its errors use the shared wording
 @click.argument("pgn", nargs=-1)
@@ -256,6 +276,7 @@ def _run(
     outcomes = evaluate(
         job, inputs, jobs=workers, client=client, first=first, last=last, progress=bar,
         worker=EngineWorker(compiled, state), totals=totals, worker_wait=worker_wait,
+        indexed=cqldb.IndexInput(compiled.necessary),
     )
 
     def emit(line: str, err: bool = False) -> None:
@@ -313,3 +334,47 @@ def _run(
         emit(line)
     emit(statistics_line(read, matched, errors, time.monotonic() - started, written_to))
     sys.exit(1 if errors else 0)
+
+
+@click.command(
+    "cql index",
+    context_settings=CONTEXT_SETTINGS,
+    help="Build an index database of PGN files (DB must end in .cqldb), or append the games "
+    "to an existing one. `cql QUERY.cql DB.cqldb` then reads only the games the query can "
+    "match, with the same output as over the PGN files.",
+)
+@click.argument("database", metavar="DB.cqldb")
+@click.argument("games", nargs=-1, required=True, metavar="PGN...")
+def index_main(database: str, games: tuple[str, ...]) -> None:
+    """Entry point of `cql index`."""
+    started = time.monotonic()
+    if not cqldb.is_index(database):
+        _index_usage(f"the index database must end in {cqldb.SUFFIX}: {database!r}")
+    if pgnio.STDIN in games:
+        _index_usage("cql index cannot read standard input")
+    for path in games:
+        if cqldb.is_index(path):
+            _index_usage(f"{path}: an index database cannot be indexed")
+        try:
+            pgnio.check_readable(path)
+        except pgnio.InputError as exc:
+            _index_usage(f"cannot read {exc}")
+    if os.path.exists(database):
+        try:
+            cqldb.check(database)
+        except cqldb.IndexFileError as exc:
+            _index_usage(str(exc))
+    try:
+        added, total = cqldb.build(database, list(games))
+    except (cqldb.IndexFileError, pgnio.InputError) as exc:
+        click.echo(f"cql: error: {exc}", err=True)
+        sys.exit(ExitCode.FAILURE)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    click.echo(f"cql index: {added} games added to {database} ({total} in all), "
+               f"{time.monotonic() - started:.2f} s")
+
+
+def _index_usage(message: str) -> NoReturn:
+    click.echo(f"cql: error: {message}\nusage: cql index DB.cqldb PGN...", err=True)
+    sys.exit(2)

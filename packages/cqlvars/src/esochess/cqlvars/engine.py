@@ -29,6 +29,7 @@ import chess.pgn
 
 from esochess.cqlvars import ast
 from esochess.cqlvars.checker import CheckedQuery, check_query
+from esochess.cqlvars.conditions import ANY, Cond, RawTest, necessary, raw_test
 from esochess.cqlvars.evaluator import Compiler
 from esochess.cqlvars.filters import FILTERS
 from esochess.cqlvars.light import LightGame, LightModel, LightVisitor
@@ -119,6 +120,10 @@ class CompiledQuery:
     warnings: list[SourceError] = field(default_factory=list)
     keepalive: list[Any] = field(default_factory=list)
     needs_comments: bool = False
+    #: What a game must have for the query to match in it (conditions.py).
+    necessary: Cond = ANY
+    #: The test of a game's raw text derived from `necessary`, if any.
+    raw_prefilter: RawTest | None = None
     _header_ctx: Ctx | None = field(default=None, repr=False)
 
     @property
@@ -203,6 +208,7 @@ def compile_query(
     # Skipping a game must not change persistent values or message lines (docs/reference/cql.md#evaluation-model).
     effects = bool(checked.persistent) or _uses(body, ast.Emit)
     prefilters = [] if effects else [compiler.test(e) for e in body if _tag_only(e)]
+    cond = necessary(body, effects=effects)
     assigned_slots = {
         compiler.slots.slot(name): value for name, value in checked.assigned.items()
     }
@@ -221,6 +227,8 @@ def compile_query(
         needs_comments=_uses(body, ast.OriginalComment) or any(
             isinstance(n, ast.Filter) and n.name == "hascomment" for n in ast.walk(body)
         ),
+        necessary=cond,
+        raw_prefilter=raw_test(cond),
     )
 
 
@@ -301,6 +309,11 @@ def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOu
     if item.problem is not None:
         line, message = item.problem
         return skipped_game(item, message, line)
+    if item.skipped:
+        return GameOutcome(item.number, prefiltered=True)
+    raw = compiled.raw_prefilter
+    if raw is not None and not raw(item.text):
+        return GameOutcome(item.number, prefiltered=True)
     try:
         return _run_game(compiled, item, state)
     except RecursionError:

@@ -73,6 +73,9 @@ class FilterSpec:
     piece_ids: bool = False
     #: Depends on the game's tags and number only (a pre-filter may skip the game's moves).
     tags_only: bool = False
+    #: The game feature (`summary.FEATURES`) that holds in every position where the filter
+    #: matches: the necessary condition the index and the prefilters test for it.
+    implies: str | None = None
     #: Fewest arguments (OPTIONAL_ARGS filters may have none).
     min_args: int | None = None
     #: The result type from the argument types, for a filter whose type depends on them
@@ -356,8 +359,10 @@ ANY_VALUE = (LOGICAL, NUMERIC, SET, POSITION, STRING)
 _SPECS = (
     # logical, no parameter ------------------------------------------------------------
     FilterSpec("check", Syntax.BARE, (), LOGICAL, _truth(in_check), "the side to move is in check"),
-    FilterSpec("mate", Syntax.BARE, (), LOGICAL, _truth(is_mate), "checkmate"),
-    FilterSpec("stalemate", Syntax.BARE, (), LOGICAL, _truth(is_stalemate), "stalemate"),
+    FilterSpec("mate", Syntax.BARE, (), LOGICAL, _truth(is_mate), "checkmate",
+               implies="mate"),
+    FilterSpec("stalemate", Syntax.BARE, (), LOGICAL, _truth(is_stalemate), "stalemate",
+               implies="stalemate"),
     FilterSpec("wtm", Syntax.BARE, (), LOGICAL, _truth(lambda ctx: ctx.board().turn),
                "White to move", reversed="btm"),
     FilterSpec("btm", Syntax.BARE, (), LOGICAL, _truth(lambda ctx: not ctx.board().turn),

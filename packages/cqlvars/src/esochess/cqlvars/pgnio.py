@@ -16,9 +16,9 @@ import lzma
 import os
 import stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import chess.pgn
 import zstandard
@@ -62,6 +62,9 @@ class GameText:
     #: (line, message) when the split itself found the game unreadable (an unclosed
     #: comment, an over-long line): the game is reported and skipped.
     problem: tuple[int, str] | None = None
+    #: An index showed that the query cannot match this game: it is counted, not read
+    #: (`text` is then empty).
+    skipped: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class Partition:
     end_pos: int = 0
     #: (index in the partition, line, message) of every game the split found unreadable.
     problems: tuple[tuple[int, int, str], ...] = ()
+    #: Indices of the games an index showed cannot match (their bytes are empty).
+    skipped: tuple[int, ...] = ()
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -97,12 +102,17 @@ class Partition:
         """Decode the partition back into its games, in order."""
         bounds = (*self.starts, len(self.data))
         problems = {index: (line, message) for index, line, message in self.problems}
+        skipped = frozenset(self.skipped)
         for i, line in enumerate(self.lines):
+            if i in skipped:
+                yield GameText(self.first_number + i, self.path, line, "", skipped=True)
+                continue
             raw = self.data[bounds[i] : bounds[i + 1]]
-            yield GameText(self.first_number + i, self.path, line, _decode(raw), problems.get(i))
+            yield GameText(self.first_number + i, self.path, line, decode(raw), problems.get(i))
 
 
-def _decode(raw: bytes) -> str:
+def decode(raw: bytes) -> str:
+    """A game's text from its bytes, exactly as the scan decodes it."""
     # Same decoding as the scan: UTF-8 with surrogateescape so Latin-1 bytes round-trip
     # (docs/reference/cql.md#command-line), and CRLF read as LF like a text-mode file would.
     return raw.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
@@ -387,7 +397,7 @@ def games_in_text(path: str, text: str, first_number: int = 1) -> Iterator[GameT
     """The games of PGN `text` already in memory, split exactly as a file named `path` is."""
     stream = io.BytesIO(text.encode("utf-8", "surrogateescape"))
     for number, line, data, problem in _scan(_LineReader(stream, path), first_number):
-        yield GameText(number, path, line, _decode(data), problem)
+        yield GameText(number, path, line, decode(data), problem)
 
 
 def _tell(raw: IO[bytes]) -> int:
@@ -395,6 +405,18 @@ def _tell(raw: IO[bytes]) -> int:
         return raw.tell()
     except (OSError, ValueError):
         return 0
+
+
+class Indexed(Protocol):
+    """A reader of inputs that are not PGN files (cqldb.IndexInput)."""
+
+    def handles(self, path: str) -> bool:
+        """Whether `path` is read by this reader."""
+
+    def partitions(
+        self, path: str, file_index: int, number: int, first: int, last: int | None
+    ) -> Generator[Partition, None, int]:
+        """The partitions of `path`, games numbered from `number`; returns the next number."""
 
 
 def partitions(
@@ -406,15 +428,22 @@ def partitions(
     max_bytes: int = MAX_PARTITION_BYTES,
     max_line: int = MAX_LINE_BYTES,
     max_game: int = MAX_GAME_BYTES,
+    indexed: Indexed | None = None,
 ) -> Iterator[Partition]:
     """Split the files, in order, into partitions of consecutive games
     (docs/cql.md#parallel-and-compressed-input).
 
     Game numbers continue across files; a partition never spans two files. Games outside
     `[first, last]` consume their numbers but are left out, and reading stops after `last`.
+    Inputs that `indexed` handles (index databases) are read through it.
     """
     next_number = 1
     for index, path in enumerate(paths):
+        if indexed is not None and indexed.handles(path):
+            next_number = yield from indexed.partitions(path, index, next_number, first, last)
+            if last is not None and next_number > last:
+                return
+            continue
         chunks: list[bytes] = []
         starts: list[int] = []
         lines: list[int] = []

@@ -26,17 +26,19 @@ def evaluate(
     worker: GameWorker[OutcomeT] | None = None,
     totals: dict[str, int] | None = None,
     worker_wait: float | None = None,
+    indexed: pgnio.Indexed | None = None,
 ) -> Generator[OutcomeT, None, None]:
     """Evaluate every game of `paths` (within `[first, last]`); yield outcomes in game order.
 
     `client` (a connected `distributed.Client`) runs the partitions on a cluster;
     otherwise `jobs` local processes do. An input that fits in one partition is evaluated
     in this process whatever `jobs` says (docs/reference/cql.md#command-line: fewer workers for small inputs).
+    `indexed` reads the inputs that are index databases.
     `progress` is told about each finished game and partition. Closing the iterator
     early (`--limit`) stops the work still outstanding. `worker_wait`: how long a cluster
     may stay without workers before the run fails (default `distributed.WORKER_WAIT`).
     """
-    parts = _counted(pgnio.partitions(paths, first=first, last=last), progress)
+    parts = _counted(pgnio.partitions(paths, first=first, last=last, indexed=indexed), progress)
     on_partition = None
     if progress is not None:
         bar = progress
