@@ -1,0 +1,222 @@
+"""The index database and the prefilters: a query over an index (or with its prefilter)
+gives exactly what the plain scan gives, for every shipped example, every documented
+query and random queries; the summaries behind them agree with the filters they stand
+for."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from esochess.cqlvars import cqldb, pgnio
+from esochess.cqlvars.conditions import ANY, holds
+from esochess.cqlvars.engine import CompiledQuery, compile_query, run_game
+from esochess.cqlvars.filters import FILTERS
+from esochess.cqlvars.light import LightModel, read_light
+from esochess.cqlvars.model import Ctx
+from esochess.cqlvars.summary import FEATURES, summarize
+from esochess.fen import SourceError
+from pgn_data import LICHESS, PROBLEMS, STUDIES
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Games per shipped file in the sample (enough for every feature, quick to run).
+PER_FILE = 30
+
+
+@functools.cache
+def sample(directory: str) -> tuple[str, str]:
+    """A PGN file of the first games of each shipped file, and its index (built once)."""
+    pgn = Path(directory) / "sample.pgn"
+    with open(pgn, "wb") as out:
+        for path in (LICHESS, STUDIES, PROBLEMS):
+            for part in pgnio.partitions([str(path)], last=PER_FILE):
+                out.write(part.data)
+    db = str(Path(directory) / "sample.cqldb")
+    cqldb.build(db, [str(pgn)])
+    return str(pgn), db
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    return sample(str(tmp_path_factory.mktemp("index")))
+
+
+def _outcomes(compiled: CompiledQuery, parts: Iterable[pgnio.Partition]) -> list[object]:
+    state = compiled.new_state()
+    out: list[object] = []
+    for part in parts:
+        for game in part.games():
+            outcome = run_game(compiled, game, state)
+            error = outcome.runtime_error
+            # Only games that are evaluated differ in this flag; everything written agrees.
+            out.append(dataclasses.replace(outcome, prefiltered=False, runtime_error=None))
+            if error is not None:
+                out.append(str(error))
+                return out
+    out.extend(state.persistent_lines())
+    return out
+
+
+def scan(compiled: CompiledQuery, pgn: str) -> list[object]:
+    return _outcomes(compiled, pgnio.partitions([pgn]))
+
+
+def indexed(compiled: CompiledQuery, db: str) -> list[object]:
+    return _outcomes(compiled, pgnio.partitions(
+        [db], indexed=cqldb.IndexInput(compiled.necessary)))
+
+
+def documented_queries() -> list[str]:
+    """Every `cql(...)` query the user documentation shows (those that compile)."""
+    found: set[str] = set()
+    for doc in ("docs/cql.md", "docs/reference/cql.md"):
+        text = (ROOT / doc).read_text()
+        found.update(m.group(1) for m in re.finditer(r"`(cql\([^`\n]*)`", text))
+        found.update(m.group(1) for m in re.finditer(r"```\n(cql\(.*?)```", text, re.S))
+    queries = []
+    for query in sorted(found):
+        try:
+            compile_query("q.cql", query)
+        except SourceError:
+            continue
+        queries.append(query)
+    return queries
+
+
+EXAMPLES = sorted((ROOT / "examples" / "cql").glob("*.cql"))
+#: Selective queries the index must answer without reading most games.
+SELECTIVE = [
+    "cql() mate",
+    "cql() move promote [RBN]",
+    "cql() [QqBbNn] == 0 and #R == 1 and #r == 1",
+    "cql() flipcolor { Kh8 mate }",
+    "cql() move from N capture Q",
+]
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_reads_the_same_from_the_index(example: Path, files: tuple[str, str]) -> None:
+    pgn, db = files
+    compiled = compile_query(str(example), example.read_text())
+    assert indexed(compiled, db) == scan(compiled, pgn)
+
+
+@pytest.mark.parametrize("query", documented_queries() + SELECTIVE)
+def test_every_documented_query_reads_the_same_from_the_index(
+    query: str, files: tuple[str, str]
+) -> None:
+    pgn, db = files
+    compiled = compile_query("q.cql", query)
+    assert indexed(compiled, db) == scan(compiled, pgn)
+
+
+@pytest.mark.parametrize("query", SELECTIVE)
+def test_selective_queries_skip_most_games(query: str, files: tuple[str, str]) -> None:
+    _, db = files
+    compiled = compile_query("q.cql", query)
+    parts = list(pgnio.partitions([db], indexed=cqldb.IndexInput(compiled.necessary)))
+    games = sum(len(p) for p in parts)
+    skipped = sum(len(p.skipped) for p in parts)
+    assert games == 3 * PER_FILE and skipped >= games // 2
+
+
+def test_a_query_with_effects_reads_every_game() -> None:
+    compiled = compile_query("q.cql", 'cql() mate message("mate")')
+    assert compiled.necessary == ANY and compiled.raw_prefilter is None
+
+
+# random queries: prefiltered == unfiltered, index == scan, summaries sound ----------------
+ATOMS = [
+    "Kh8", "kh1", "Kg1", "Qd1", "Ra1", "Rf1", "Pe4", "pe5", "N[f3,f6]", "[Qq]", "Q[a1,h8]", "Ra-h1",
+    "mate", "stalemate", "check", "wtm", "initial", "terminal", "true",
+    "move promote [RBN]", "move promote Q", "move capture Q", "move capture .",
+    "move from N capture .", "move enpassant", "move castle", "move previous capture [rb]",
+    "#[Qq] == 0", "#R >= 2", "[RrQq] == 0", "#P < 4", "3 > #n", "A[e4,d4]", "a[e5]",
+    "Q attacks k", "x = 1", "move legal count > 30",
+]
+
+
+def _compiled(text: str) -> CompiledQuery:
+    try:
+        return compile_query("q.cql", text)
+    except SourceError:
+        assume(False)  # e.g. `not x = 1`: random combinations need not type-check
+        raise
+
+
+def _query(atoms: st.DrawFn) -> str:
+    def expr(depth: int) -> str:
+        shape = atoms(st.integers(0, 5 if depth < 2 else 0))
+        if shape == 0:
+            return atoms(st.sampled_from(ATOMS))
+        if shape == 1:
+            return f"{{{expr(depth + 1)} {expr(depth + 1)}}}"
+        if shape == 2:
+            return f"({expr(depth + 1)} or {expr(depth + 1)})"
+        if shape == 3:
+            return f"not {expr(depth + 1)}"
+        if shape == 4:
+            return f"flipcolor {{{expr(depth + 1)}}}"
+        return f"{expr(depth + 1)} and {expr(depth + 1)}"
+
+    return "cql() " + " ".join(expr(0) for _ in range(atoms(st.integers(1, 3))))
+
+
+queries = st.composite(lambda draw: _query(draw))()
+
+
+@given(query=queries, variations=st.booleans())
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_prefilters_and_index_change_nothing(
+    query: str, variations: bool, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    pgn, db = sample(str(tmp_path_factory.getbasetemp()))
+    text = query.replace("cql()", "cql(variations)") if variations else query
+    compiled = _compiled(text)
+    unfiltered = dataclasses.replace(compiled, raw_prefilter=None)
+    expected = scan(unfiltered, pgn)
+    assert scan(compiled, pgn) == expected
+    assert indexed(compiled, db) == expected
+
+
+@given(queries)
+@settings(max_examples=30, deadline=None)
+def test_every_matching_game_meets_the_condition(query: str) -> None:
+    compiled = _compiled(query)
+    raw = compiled.raw_prefilter
+    for game in pgnio.iter_games([str(PROBLEMS)], last=40):
+        outcome = run_game(dataclasses.replace(compiled, raw_prefilter=None), game,
+                           compiled.new_state())
+        if outcome.matched:
+            assert holds(compiled.necessary, summarize(game.text)), game.number
+            assert raw is None or raw(game.text), game.number
+
+
+def test_implied_features_are_summary_features_and_agree() -> None:
+    """The filter table's `implies` (one field per entry) against the summary: wherever
+    the filter matches, the game's summary has the feature."""
+    implying = {spec.keyword: spec.implies for spec in FILTERS.values() if spec.implies}
+    assert implying and set(implying.values()) <= set(FEATURES)
+    for path in (PROBLEMS, STUDIES):
+        for game in pgnio.iter_games([str(path)], last=60):
+            light = read_light(game.text, variations=True)
+            assert light is not None
+            model = LightModel(light)
+            summary = summarize(game.text)
+            for keyword, feature in implying.items():
+                compiled = compile_query("q.cql", f"cql() {keyword}")
+                ctx = Ctx(model, game.number, [None] * compiled.slot_count,
+                          compiled.new_state().persistent)
+                for pos in range(len(model)):
+                    ctx.pos = pos
+                    if compiled.body(ctx):
+                        assert holds(compiled.necessary, summary), (game.number, keyword)
+                        assert summary.flags & (1 << FEATURES.index(feature))
