@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from pgn_data import LICHESS, PROBLEMS, STUDIES
 
 from esochess.cqlvars import cqldb, pgnio
 from esochess.cqlvars.conditions import ANY, holds
@@ -23,7 +24,6 @@ from esochess.cqlvars.light import LightModel, read_light
 from esochess.cqlvars.model import Ctx
 from esochess.cqlvars.summary import FEATURES, summarize
 from esochess.fen import SourceError
-from pgn_data import LICHESS, PROBLEMS, STUDIES
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Games per shipped file in the sample (enough for every feature, quick to run).

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union, assert_never
+from typing import assert_never
 
 import chess
 
@@ -79,7 +79,7 @@ class AnyOf:
     parts: tuple[Cond, ...]
 
 
-Cond = Union[Occupies, Feature, Material, All, AnyOf]
+Cond = Occupies | Feature | Material | All | AnyOf
 #: No condition: every game is a candidate.
 ANY = All(())
 
