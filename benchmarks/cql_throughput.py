@@ -1,9 +1,14 @@
-"""CQL throughput: reference parse rates, queries B1-B7, --jobs, peak RSS.
+"""CQL throughput: reference parse rates, queries B1-B7, --jobs, peak RSS, the index.
 
 Run from the repo root (as `make bench` does): `python benchmarks/cql_throughput.py`.
 Every figure is the median of `--runs` runs over the masters file, printed as games/s and as
 a ratio to R_full, the rate of python-chess `read_game` with GameBuilder measured in the same
 run. The `cql` command runs as a subprocess, so its figures include start-up and output.
+
+The index part (`--only IDX`) times `cql index` against one scan of the file (`cql() false`,
+every game read, nothing written), then selective queries S1-S3 over the PGN file (as
+shipped, prefilters on; and with the prefilters switched off, the scan as it was before
+them) and over the index, all in CPU seconds, and projects both to a 100 M-game dump.
 """
 
 from __future__ import annotations
@@ -36,6 +41,18 @@ QUERIES = [
     ("B6", "cql() initial", 0.40),
     ("B7", "cql(quiet) if move capture . then persistent Captures += 1  false", 0.70),
 ]
+#: Selective queries for the index: a material ending, mates by a knight, underpromotions.
+SELECTIVE = [
+    ("S1", "cql() [QqBbNn] == 0 and #R == 1 and #r == 1 and [Pp] == 0"),
+    ("S2", "cql() mate move previous from N"),
+    ("S3", "cql() move promote [RBN]"),
+]
+#: Runs cql with the prefilters switched off (the PGN scan before they existed).
+NO_PREFILTER = (
+    "import sys; from esochess.cqlvars import engine; "
+    "engine.raw_test = lambda cond: None; "
+    "from esochess.cqlvars.cli import main; sys.argv[0] = 'cql'; main()"
+)
 
 
 class _NoTree(chess.pgn.BaseVisitor[bool]):
@@ -74,12 +91,15 @@ def _cql_binary() -> list[str]:
     return [found]
 
 
-def _run_cql(args: list[str], cwd: Path) -> tuple[float, float, int]:
+def _run_cql(
+    args: list[str], cwd: Path, command: list[str] | None = None
+) -> tuple[float, float, int]:
     """Run cql; return (wall s, CPU s of it and its children, peak RSS in KiB of the main)."""
     wall = time.perf_counter()
     before = os.times()
     proc = subprocess.Popen(
-        _cql_binary() + args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        (command or _cql_binary()) + args, cwd=cwd, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -212,6 +232,9 @@ def main() -> None:
                       f"{pres['rate'] / r_full:>10.2f}{'':>7}{'':>9}{pres['wall']:>9.2f}"
                       f"{pres['cpu']:>8.2f}  = {pres['rate'] / res['rate']:.2f} x --jobs 1")
 
+        if not wanted or "IDX" in wanted:
+            _index_part(work, source, games, opts.runs)
+
         if opts.rss_games:
             big = work / "repeated.pgn"
             _write_repeated(big, opts.rss_games)
@@ -230,6 +253,48 @@ def main() -> None:
                 print(f"peak RSS of the largest worker: {small_worker / 1024:.1f} MiB and "
                       f"{big_worker / 1024:.1f} MiB = {big_worker / small_worker:.2f} x")
         print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def _cpu(args: list[str], cwd: Path, runs: int, command: list[str] | None = None) -> float:
+    """Median CPU seconds of `runs` runs of cql."""
+    return statistics.median(_run_cql(args, cwd, command)[1] for _ in range(runs))
+
+
+def _index_part(work: Path, source: Path, games: int, runs: int) -> None:
+    print(f"index (load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}):")
+    scan = work / "false.cql"
+    scan.write_text("cql() false\n")
+    scan_cpu = _cpu(["--jobs", "1", "-o", str(work / "o.pgn"), str(scan), str(source)], work,
+                    runs)
+    db = work / "bench.cqldb"
+
+    def build() -> float:
+        db.unlink(missing_ok=True)
+        return _run_cql(["index", str(db), str(source)], work)[1]
+
+    build_cpu = statistics.median(build() for _ in range(runs))
+    print(f"  one scan (cql() false) {scan_cpu:.2f} cpu s; cql index {build_cpu:.2f} cpu s = "
+          f"{build_cpu / scan_cpu:.2f} x one scan (target <= 1.50); "
+          f"{games / build_cpu:.0f} games/cpu s, {db.stat().st_size / 2**20:.1f} MiB "
+          f"({source.stat().st_size / 2**20:.1f} MiB of PGN)")
+    per_game_index = build_cpu / games
+    print(f"  {'query':<6}{'matched':>9}{'pgn cpu s':>11}{'no-prefilter':>14}{'index cpu s':>13}"
+          f"{'x pgn':>8}{'x no-pf':>9}")
+    python = [sys.executable, "-c", NO_PREFILTER]
+    for ident, query in SELECTIVE:
+        qfile = work / f"{ident}.cql"
+        qfile.write_text(query + "\n")
+        out = work / f"{ident}.pgn"
+        args = ["--jobs", "1", "-o", str(out), str(qfile)]
+        pgn = _cpu(args + [str(source)], work, runs)
+        plain = _cpu(args + [str(source)], work, runs, python)
+        indexed = _cpu(args + [str(db)], work, runs)
+        matched = out.read_text(errors="replace").count("[Event ")
+        print(f"  {ident:<6}{matched:>5} {100 * matched / games:>3.1f}%{pgn:>10.2f}{plain:>14.2f}"
+              f"{indexed:>13.2f}{pgn / indexed:>8.1f}{plain / indexed:>9.1f}   {query}")
+    dump = 100_000_000
+    print(f"  projection to {dump:,} games: cql index {per_game_index * dump / 3600:.1f} cpu h "
+          f"once; one scan {scan_cpu / games * dump / 3600:.1f} cpu h per query")
 
 
 if __name__ == "__main__":

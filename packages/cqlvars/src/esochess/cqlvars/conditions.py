@@ -261,11 +261,29 @@ _UNUSUAL = re.compile(r"\[\s*(?:FEN|Variant)\s", re.IGNORECASE)
 RawTest = Callable[[str], bool]
 
 
+def _arrival(pieces: str, squares: int) -> re.Pattern[str]:
+    """What a move bringing one of `pieces` to one of `squares` writes, as python-chess
+    reads moves: a pawn names the square; a piece is named by its letter (`Nf3`, `Nxf3`,
+    `Ng1-f3`), or the move is fully specified (`g1f3`), or it is a promotion (`f8=N`, `f8n`).
+    """
+    names = "|".join(chess.SQUARE_NAMES[sq] for sq in chess.scan_forward(squares))
+    kinds = set(pieces.upper())
+    if "P" in kinds:
+        return re.compile(names)
+    letters = "".join(sorted(kinds))
+    promoted = "".join(sorted(kinds - {"K"}))
+    pattern = f"(?:[{letters}][a-h]?[1-8]?|[a-h][1-8])[-x]?(?:{names})"
+    if promoted:
+        pattern += f"|(?:{names})=?[{promoted}{promoted.lower()}]"
+    return re.compile(pattern)
+
+
 def raw_test(cond: Cond) -> RawTest | None:
     """A test of a game's PGN text that fails only where `cond` cannot hold (None: no test).
 
     Before any move is read: a piece reaches a square other than its starting square only
-    by a move naming that square; a promotion writes a back-rank square and a piece letter.
+    by a move naming that square (see `_arrival`); a promotion writes a back-rank square and
+    a piece letter.
     A game with a `FEN` or `Variant` tag always passes.
     """
     test = _raw(cond)
@@ -285,8 +303,8 @@ def _raw(cond: Cond) -> RawTest | None:
                 squares & _CASTLED and set(pieces) & set("KRkr")
             ):
                 return None
-            names = [chess.SQUARE_NAMES[sq] for sq in chess.scan_forward(squares)]
-            return lambda text: any(name in text for name in names)
+            search = _arrival(pieces, squares).search
+            return lambda text: search(text) is not None
         case Feature(name) if name.startswith("promote"):
             return lambda text: _PROMOTION.search(text) is not None
         case All(parts):
