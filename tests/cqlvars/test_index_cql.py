@@ -139,7 +139,8 @@ ATOMS = [
     "move promote [RBN]", "move promote Q", "move capture Q", "move capture .",
     "move from N capture .", "move enpassant", "move castle", "move previous capture [rb]",
     "#[Qq] == 0", "#R >= 2", "[RrQq] == 0", "#P < 4", "3 > #n", "A[e4,d4]", "a[e5]",
-    "Q attacks k", "x = 1", "move legal count > 30",
+    "Q attacks k", "x = 1", "move legal count > 30", "Qh5", "Bb5", "ke7", "Kf2", "nd4",
+    "R[d7,e7]", "k[a-h1]", "move promote A",
 ]
 
 
