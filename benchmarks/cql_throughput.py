@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MASTERS = ROOT.parent / "shared" / "data" / "pgn" / "masters-pgnmentor.pgn"
 
 QUERIES = [
+    # B0 reads every game (no prefilter applies); B1 is the trivial query a prefilter decides.
+    ("B0", "cql() false", 1.70),
     ("B1", "cql() Kh8 kh1", 0.90),
     ("B2", "cql() mate or stalemate", 0.60),
     ("B3", "cql() flipcolor { R attacks q  not q attacks R }", 0.50),

@@ -32,7 +32,8 @@ from esochess.cqlvars.checker import CheckedQuery, check_query
 from esochess.cqlvars.conditions import ANY, Cond, RawTest, necessary, raw_test
 from esochess.cqlvars.evaluator import Compiler
 from esochess.cqlvars.filters import FILTERS
-from esochess.cqlvars.light import LightGame, LightModel, LightVisitor
+from esochess.cqlvars.lean import read_lean
+from esochess.cqlvars.light import LightModel, LightVisitor
 from esochess.cqlvars.model import Ctx, GameModel
 from esochess.cqlvars.output import render_game, render_light
 from esochess.cqlvars.parser import parse_query
@@ -334,14 +335,17 @@ def _run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameO
     """
     variations = compiled.variations
     number = item.number
-    game: LightGame | None = chess.pgn.read_game(
-        io.StringIO(item.text),
-        Visitor=lambda: _Reader(
-            variations=variations,
-            comments=True,
-            prefilter=lambda headers: compiled.prefilter(headers, number),
-        ),
-    )
+    game = None if variations else read_lean(
+        item.text, lambda headers: compiled.prefilter(headers, number))
+    if game is None:
+        game = chess.pgn.read_game(
+            io.StringIO(item.text),
+            Visitor=lambda: _Reader(
+                variations=variations,
+                comments=True,
+                prefilter=lambda headers: compiled.prefilter(headers, number),
+            ),
+        )
     if game is None:
         return GameOutcome(number)
     if game.skipped:

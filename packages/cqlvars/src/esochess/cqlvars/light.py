@@ -83,6 +83,8 @@ class LightGame:
     error: Exception | None = None
     skipped: bool = False
     chess960: bool = False
+    #: Every node but the last has exactly one child, node i+1 (the lean reader's games).
+    linear: bool = False
     _boards: dict[int, chess.Board] = field(default_factory=dict, repr=False)
 
     def board(self, index: int) -> chess.Board:
@@ -104,6 +106,8 @@ class LightGame:
     def preorder(self) -> list[int]:
         """Node indices in position-id order: pre-order, children in PGN order
         (docs/reference/cql.md#evaluation-model)."""
+        if self.linear:
+            return list(range(len(self.nodes)))
         order: list[int] = []
         stack = [0] if self.nodes else []
         while stack:
@@ -253,8 +257,11 @@ class LightModel(GameModel):
     def __init__(self, game: LightGame) -> None:
         order = game.preorder()
         nodes = game.nodes
-        position = {node: pid for pid, node in enumerate(order)}
-        parents = [-1] + [position[nodes[i].parent] for i in order[1:]]
+        if game.linear:
+            parents = list(range(-1, len(nodes) - 1))
+        else:
+            position = {node: pid for pid, node in enumerate(order)}
+            parents = [-1] + [position[nodes[i].parent] for i in order[1:]]
         self.snapshots = [nodes[i].snap for i in order]
         self.chess960 = game.chess960
         super().__init__(

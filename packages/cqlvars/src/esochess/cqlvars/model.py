@@ -40,17 +40,23 @@ class GameModel:
         self.moves = list(moves)
         self.comments = list(comments) if comments is not None else [""] * len(self.parents)
         n = len(self.parents)
-        self.children: list[list[int]] = [[] for _ in range(n)]
-        self.plies = [0] * n
-        for i in range(1, n):
-            p = self.parents[i]
-            self.children[p].append(i)
-            self.plies[i] = self.plies[p] + 1
-        # Pre-order numbering: the subtree of i is the id range [i, subtree_end[i]).
-        self.subtree_end = list(range(1, n + 1))
-        for i in range(n - 1, 0, -1):
-            p = self.parents[i]
-            self.subtree_end[p] = max(self.subtree_end[p], self.subtree_end[i])
+        if self.parents == list(range(-1, n - 1)):
+            # One line of moves (most games when variations are out of scope).
+            self.children: list[list[int]] = [[i] for i in range(1, n)] + [[]]
+            self.plies = list(range(n))
+            self.subtree_end = [n] * n
+        else:
+            self.children = [[] for _ in range(n)]
+            self.plies = [0] * n
+            for i in range(1, n):
+                p = self.parents[i]
+                self.children[p].append(i)
+                self.plies[i] = self.plies[p] + 1
+            # Pre-order numbering: the subtree of i is the id range [i, subtree_end[i]).
+            self.subtree_end = list(range(1, n + 1))
+            for i in range(n - 1, 0, -1):
+                p = self.parents[i]
+                self.subtree_end[p] = max(self.subtree_end[p], self.subtree_end[i])
         self.boards: list[chess.Board | None] = [None] * n
         self.boards[0] = root
         self.cache: list[dict[str, Any]] = [{} for _ in range(n)]

@@ -17,6 +17,7 @@ _FILES = {name: chess.BB_FILES[index] for index, name in enumerate(chess.FILE_NA
 _RANKS = {str(index + 1): chess.BB_RANKS[index] for index in range(8)}
 _MATCH = chess.SAN_REGEX.match
 _KNIGHT = chess.BB_KNIGHT_ATTACKS
+_KING = chess.BB_KING_ATTACKS
 _PAWN = chess.BB_PAWN_ATTACKS
 _DIAG_MASKS, _DIAG = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS
 _RANK_MASKS, _RANK = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
@@ -33,7 +34,7 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
     if match is None:
         return board.parse_san(san)
     piece, from_file, from_rank, target, promotion = match.groups()
-    if promotion or piece == "K" or (piece is None and from_file and from_rank):
+    if promotion or (piece is None and from_file and from_rank):
         return board.parse_san(san)
     to = _SQUARES[target]
     bb_to = _BB[to]
@@ -58,6 +59,9 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
     else:
         if piece == "N":
             candidates = _KNIGHT[to] & board.knights
+        elif piece == "K":
+            # One step only: castling (also written `Kg1`) goes to python-chess.
+            candidates = _KING[to] & board.kings
         else:
             reach = 0
             if piece != "R":
@@ -80,6 +84,7 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
     start = candidates.bit_length() - 1
     # Legal iff no enemy piece (other than one captured on `to`) attacks the king after it.
     after = (occupied & ~_BB[start]) | bb_to
-    if board.attackers_mask(not turn, king.bit_length() - 1, after) & ~bb_to:
+    square = to if piece == "K" else king.bit_length() - 1
+    if board.attackers_mask(not turn, square, after) & ~bb_to:
         return board.parse_san(san)
     return _Move(start, to)
