@@ -100,6 +100,14 @@ def test_a_database_of_another_version_is_refused(inputs: Path, tmp_path: Path) 
         assert "rebuild it with `cql index`" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_a_read_only_index_can_be_queried(inputs: Path, tmp_path: Path) -> None:
+    db = tmp_path / "ro #1.cqldb"
+    db.write_bytes((inputs / "ab.cqldb").read_bytes())
+    db.chmod(0o444)
+    scanned = cql(inputs, QUERIES["under"], "--jobs", "1", "a.pgn", "b.pgn")
+    assert cql(inputs, QUERIES["under"], "--jobs", "1", str(db)) == scanned
+
+
 def test_not_an_index(tmp_path: Path) -> None:
     (tmp_path / "x.cqldb").write_text("[Event \"?\"]\n\n1. e4 *\n")
     (tmp_path / "q.cql").write_text("cql() mate\n")

@@ -18,8 +18,9 @@ import os
 import sqlite3
 import tempfile
 import zlib
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import closing, suppress
+from pathlib import Path
 from typing import Any
 
 from esochess.cqlvars import pgnio
@@ -75,13 +76,15 @@ def _describe(meta: dict[str, str]) -> str:
             f"index format {meta.get('format', '?')}")
 
 
-def open_index(path: str) -> sqlite3.Connection:
-    """Open an existing index read-write after checking it was made by this very program."""
+def open_index(path: str, *, write: bool = False) -> sqlite3.Connection:
+    """Open an existing index (read-only unless `write`) after checking it was made by this
+    very program."""
     if not os.path.isfile(path):
         raise IndexFileError(path, "no such index database" if not os.path.exists(path)
                              else "not a regular file")
     try:
-        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
+        uri = f"{Path(path).absolute().as_uri()}?mode={'rw' if write else 'ro'}"
+        db = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
         raise IndexFileError(path, f"cannot open: {exc}") from None
     try:
@@ -108,9 +111,7 @@ def _signed(mask: int) -> int:
     return mask - (1 << 64) if mask >= 1 << 63 else mask
 
 
-def build(
-    path: str, pgn_paths: Sequence[str], *, on_game: Callable[[int], None] | None = None
-) -> tuple[int, int]:
+def build(path: str, pgn_paths: Sequence[str]) -> tuple[int, int]:
     """Index the games of `pgn_paths` into `path`, creating it or appending to it.
 
     Returns (games added, games in the database). A new database appears only when it
@@ -118,8 +119,11 @@ def build(
     failed or interrupted run leaves it as it was.
     """
     if os.path.exists(path):
-        with closing(open_index(path)) as db:
-            return _fill(db, path, pgn_paths, on_game)
+        with closing(open_index(path, write=True)) as db:
+            try:
+                return _fill(db, pgn_paths)
+            except sqlite3.Error as exc:
+                raise IndexFileError(path, f"cannot write: {exc}") from None
     directory, name = os.path.split(os.path.abspath(path))
     try:
         fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
@@ -131,7 +135,7 @@ def build(
         with closing(sqlite3.connect(temporary)) as db:
             db.executescript(_SCHEMA)
             db.executemany("INSERT INTO meta VALUES (?, ?)", stamp().items())
-            counts = _fill(db, path, pgn_paths, on_game)
+            counts = _fill(db, pgn_paths)
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
         done = True
@@ -150,10 +154,7 @@ def _umask() -> int:
     return mask
 
 
-def _fill(
-    db: sqlite3.Connection, path: str, pgn_paths: Sequence[str],
-    on_game: Callable[[int], None] | None,
-) -> tuple[int, int]:
+def _fill(db: sqlite3.Connection, pgn_paths: Sequence[str]) -> tuple[int, int]:
     db.commit()
     db.execute("PRAGMA synchronous = OFF")  # a failed run is rolled back or thrown away
     number = int(db.execute("SELECT coalesce(max(number), 0) FROM games").fetchone()[0]) + 1
@@ -176,8 +177,6 @@ def _fill(
                 materials.extend((num, *signature) for signature in summary.materials)
                 number = num + 1
                 added += 1
-                if on_game is not None:
-                    on_game(num)
                 if len(games) >= _BATCH:
                     _insert(db, games, materials)
             _insert(db, games, materials)
