@@ -69,7 +69,7 @@ def _check_inputs(paths: list[str]) -> None:
         if cqldb.is_index(path):
             try:
                 cqldb.check(path)
-            except cqldb.IndexFileError as exc:
+            except pgnio.InputError as exc:
                 usage_error(str(exc))
 
 
@@ -362,11 +362,11 @@ def index_main(database: str, games: tuple[str, ...]) -> None:
     if os.path.exists(database):
         try:
             cqldb.check(database)
-        except cqldb.IndexFileError as exc:
+        except pgnio.InputError as exc:
             _index_usage(str(exc))
     try:
         added, total = cqldb.build(database, list(games))
-    except (cqldb.IndexFileError, pgnio.InputError) as exc:
+    except pgnio.InputError as exc:
         click.echo(f"cql: error: {exc}", err=True)
         sys.exit(ExitCode.FAILURE)
     except KeyboardInterrupt:

@@ -9,7 +9,7 @@ per piece) and, in table `material`, every material signature reached.
 
 A query's necessary condition (conditions.py) becomes an SQL `WHERE`; the games it
 rejects are passed on as *skipped* (`Partition.skipped`): counted as read, never
-evaluated. A file made by another version of cql (or python-chess) is refused.
+evaluated. A file made by another version of cql (or python-chess) is refused (`pgnio.InputError`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 from esochess.cqlvars import pgnio
 from esochess.cqlvars.conditions import ANY, All, AnyOf, Cond, Feature, Material, Occupies
 from esochess.cqlvars.distributed import versions
-from esochess.cqlvars.pgnio import Partition
+from esochess.cqlvars.pgnio import InputError, Partition
 from esochess.cqlvars.summary import BIT, PIECES, GameSummary, summarize
 
 SUFFIX = ".cqldb"
@@ -46,18 +46,6 @@ CREATE TABLE games (
     always INTEGER NOT NULL, flags INTEGER NOT NULL, {_PIECE_COLUMNS});
 CREATE TABLE material (game INTEGER NOT NULL, {_MATERIAL_COLUMNS});
 """
-
-
-class IndexFileError(Exception):
-    """An index database that cannot be opened, read or written."""
-
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(path, message)
-        self.path = path
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
 
 
 def is_index(path: str) -> bool:
@@ -80,28 +68,28 @@ def open_index(path: str, *, write: bool = False) -> sqlite3.Connection:
     """Open an existing index (read-only unless `write`) after checking it was made by this
     very program."""
     if not os.path.isfile(path):
-        raise IndexFileError(path, "no such index database" if not os.path.exists(path)
+        raise InputError(path, "no such index database" if not os.path.exists(path)
                              else "not a regular file")
     try:
         uri = f"{Path(path).absolute().as_uri()}?mode={'rw' if write else 'ro'}"
         db = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
-        raise IndexFileError(path, f"cannot open: {exc}") from None
+        raise InputError(path, f"cannot open: {exc}") from None
     try:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     except sqlite3.DatabaseError:
         db.close()
-        raise IndexFileError(path, "not an index database made by `cql index`") from None
+        raise InputError(path, "not an index database made by `cql index`") from None
     if meta != stamp():
         db.close()
-        raise IndexFileError(
+        raise InputError(
             path, f"made by {_describe(meta)}; this is {_describe(stamp())}: rebuild it "
                   "with `cql index`")
     return db
 
 
 def check(path: str) -> int:
-    """Raise IndexFileError unless `path` is a usable index; return its number of games."""
+    """Raise InputError unless `path` is a usable index; return its number of games."""
     with closing(open_index(path)) as db:
         return int(db.execute("SELECT count(*) FROM games").fetchone()[0])
 
@@ -123,12 +111,12 @@ def build(path: str, pgn_paths: Sequence[str]) -> tuple[int, int]:
             try:
                 return _fill(db, pgn_paths)
             except sqlite3.Error as exc:
-                raise IndexFileError(path, f"cannot write: {exc}") from None
+                raise InputError(path, f"cannot write: {exc}") from None
     directory, name = os.path.split(os.path.abspath(path))
     try:
         fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
     except OSError as exc:
-        raise IndexFileError(path, f"cannot write: {exc.strerror}") from None
+        raise InputError(path, f"cannot write: {exc.strerror}") from None
     os.close(fd)
     done = False
     try:
@@ -141,7 +129,7 @@ def build(path: str, pgn_paths: Sequence[str]) -> tuple[int, int]:
         done = True
         return counts
     except sqlite3.Error as exc:
-        raise IndexFileError(path, f"cannot write: {exc}") from None
+        raise InputError(path, f"cannot write: {exc}") from None
     finally:
         if not done:
             with suppress(OSError):
@@ -240,11 +228,7 @@ class IndexInput:
         Games failing the condition are in the partitions as skipped games; games outside
         `[first, last]` are left out.
         """
-        try:
-            db = open_index(path)
-        except IndexFileError as exc:
-            raise pgnio.InputError(path, exc.message) from None
-        with closing(db):
+        with closing(open_index(path)) as db:
             total = int(db.execute("SELECT count(*) FROM games").fetchone()[0])
             offset = number - 1
             low = max(first - offset, 1)

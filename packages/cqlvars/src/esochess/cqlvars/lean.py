@@ -174,38 +174,35 @@ def _push(board: chess.Board, move: chess.Move) -> None:
     if king:
         board.castling_rights &= ~(chess.BB_RANK_1 if turn else chess.BB_RANK_8)
     if capture:  # the taken piece (never a king: the move is legal)
-        if board.pawns & to_bb:
-            board.pawns ^= to_bb
-        elif board.knights & to_bb:
-            board.knights ^= to_bb
-        elif board.bishops & to_bb:
-            board.bishops ^= to_bb
-        elif board.rooks & to_bb:
-            board.rooks ^= to_bb
-        else:
-            board.queens ^= to_bb
+        _toggle(board, to_bb, to_bb)
         board.occupied_co[not turn] ^= to_bb
         board.occupied ^= to_bb
         board.promoted &= ~to_bb
     both = from_bb | to_bb
+    _toggle(board, from_bb, both)
     if pawn:
-        board.pawns ^= both
         if to_square - from_square == 16 and from_square < 16:
             board.ep_square = from_square + 8
         elif from_square - to_square == 16 and from_square >= 48:
             board.ep_square = from_square - 8
-    elif board.knights & from_bb:
-        board.knights ^= both
-    elif board.bishops & from_bb:
-        board.bishops ^= both
-    elif board.rooks & from_bb:
-        board.rooks ^= both
-    elif king:
-        board.kings ^= both
-    else:
-        board.queens ^= both
     board.occupied_co[turn] ^= both
     board.occupied ^= both
     if board.promoted & from_bb:
         board.promoted ^= both
     board.turn = not turn
+
+
+def _toggle(board: chess.Board, at: int, mask: int) -> None:
+    """Flip `mask` in the bitboard of the piece type standing on `at`."""
+    if board.pawns & at:
+        board.pawns ^= mask
+    elif board.knights & at:
+        board.knights ^= mask
+    elif board.bishops & at:
+        board.bishops ^= mask
+    elif board.rooks & at:
+        board.rooks ^= mask
+    elif board.queens & at:
+        board.queens ^= mask
+    else:
+        board.kings ^= mask
