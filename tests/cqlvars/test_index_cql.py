@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
+import chess.pgn
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from pgn_data import LICHESS, PROBLEMS, STUDIES
+from pgn_data import LICHESS, PROBLEMS, STUDIES, masters, needs_masters
 
 from esochess.cqlvars import cqldb, pgnio
 from esochess.cqlvars.conditions import ANY, holds
@@ -22,7 +24,7 @@ from esochess.cqlvars.engine import CompiledQuery, compile_query, run_game
 from esochess.cqlvars.filters import FILTERS
 from esochess.cqlvars.light import LightModel, read_light
 from esochess.cqlvars.model import Ctx
-from esochess.cqlvars.summary import FEATURES, summarize
+from esochess.cqlvars.summary import FEATURES, GameSummary, SummaryVisitor, summarize
 from esochess.fen import SourceError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,6 +201,29 @@ def test_every_matching_game_meets_the_condition(query: str) -> None:
         if outcome.matched:
             assert holds(compiled.necessary, summarize(game.text)), game.number
             assert raw is None or raw(game.text), game.number
+
+
+def _visited(text: str) -> GameSummary:
+    summary = chess.pgn.read_game(io.StringIO(text), Visitor=SummaryVisitor)
+    assert summary is not None
+    return summary
+
+
+def _agree(paths: list[str]) -> None:
+    for game in pgnio.iter_games(paths):
+        assert summarize(game.text) == _visited(game.text), game.number
+
+
+def test_lean_summaries_equal_the_visitors() -> None:
+    """Plain games are summarised from the lean reader's snapshots, the rest by the
+    visitor: the same summary either way."""
+    _agree([str(LICHESS), str(STUDIES), str(PROBLEMS)])
+
+
+@pytest.mark.slow
+@needs_masters
+def test_lean_summaries_equal_the_visitors_on_masters() -> None:
+    _agree([str(masters())])
 
 
 def test_implied_features_are_summary_features_and_agree() -> None:

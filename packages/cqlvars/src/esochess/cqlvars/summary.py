@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 import chess
 import chess.pgn
 
+from esochess.cqlvars.lean import read_lean
+from esochess.cqlvars.light import LightGame, Snapshot, board_from
 from esochess.cqlvars.san import parse_san
 
 #: Piece letters in the order of the occupancy and material columns.
@@ -176,6 +178,79 @@ class SummaryVisitor(chess.pgn.BaseVisitor[GameSummary]):
 
 
 def summarize(text: str) -> GameSummary:
-    """The summary of the first game of `text` (an empty game gives an empty summary)."""
+    """The summary of the first game of `text` (an empty game gives an empty summary).
+
+    A plain game is read by the lean reader and summarised from its snapshots; any other
+    by `SummaryVisitor` (tests compare the two on every shipped and masters game).
+    """
+    lean = read_lean(text)
+    if lean is not None:
+        return from_snapshots(lean)
     summary = chess.pgn.read_game(io.StringIO(text), Visitor=SummaryVisitor)
     return summary if summary is not None else GameSummary(always=True)
+
+
+def _snap_occupancy(snap: Snapshot, into: list[int]) -> None:
+    """Add every piece's square (White's K..P at 0..5, Black's at 6..11)."""
+    white, black = snap[6], snap[7]
+    for index, mask in enumerate(snap[:6]):  # snapshot masks: pawns .. kings; columns: K .. P
+        into[5 - index] |= mask & white
+        into[11 - index] |= mask & black
+
+
+def _snap_material(snap: Snapshot) -> Material:
+    white, black = snap[6], snap[7]
+    masks = snap[:6][::-1]  # kings .. pawns
+    return tuple([(m & white).bit_count() for m in masks]
+                 + [(m & black).bit_count() for m in masks])
+
+
+def _type_at(snap: Snapshot, bb: int) -> int:
+    """The piece type (PAWN .. KING) on a one-square mask, 0 when empty."""
+    for index, mask in enumerate(snap[:6]):
+        if mask & bb:
+            return index + 1
+    return 0
+
+
+def from_snapshots(game: LightGame) -> GameSummary:
+    """The summary of a one-line game (`LightGame.linear`) from its snapshots: what
+    `SummaryVisitor` finds, without replaying the moves."""
+    summary = GameSummary()
+    occ = summary.occupancy
+    nodes = game.nodes
+    before = nodes[0].snap
+    _snap_occupancy(before, occ)
+    summary.materials.add(_snap_material(before))
+    flags = 0
+    for node in nodes[1:]:
+        after, move = node.snap, node.move
+        assert move is not None
+        from_bb, to_bb = 1 << move.from_square, 1 << move.to_square
+        white = bool(before[6] & from_bb)
+        piece = _type_at(before, from_bb)
+        recount = False
+        if (before[7] if white else before[6]) & to_bb:
+            flags |= _CAPTURE | _CAPTURE_BY[piece] | _CAPTURED[_type_at(before, to_bb)]
+            recount = True
+        elif piece == chess.PAWN and (move.to_square - move.from_square) % 8:
+            flags |= _CAPTURE | _EP | _CAPTURE_BY[chess.PAWN] | _CAPTURED[chess.PAWN]
+            recount = True
+        if move.promotion:
+            flags |= _PROMOTE | _PROMOTE_TO.get(move.promotion, 0)
+            recount = True
+        if piece == chess.KING and abs((move.to_square & 7) - (move.from_square & 7)) > 1:
+            flags |= _CASTLE  # a standard board: a king moving two files castles
+            _snap_occupancy(after, occ)
+        else:
+            occ[(0 if white else 6) + 6 - _type_at(after, to_bb)] |= to_bb
+        if recount:
+            summary.materials.add(_snap_material(after))
+        before = after
+    last = board_from(before)
+    if last.is_checkmate():
+        flags |= _MATE
+    elif last.is_stalemate():
+        flags |= _STALEMATE
+    summary.flags = flags
+    return summary
