@@ -156,7 +156,9 @@ def _in_place(path: str, text: bool) -> Iterator[IO[Any]]:
 
 
 @contextmanager
-def _replacing(path: str, target: str, mode: int, text: bool) -> Iterator[IO[Any]]:
+def _temporary(path: str, target: str, mode: int) -> Iterator[tuple[int, str]]:
+    # A fresh file beside the target (descriptor, name), renamed over it at the end of a
+    # block that raised nothing, removed otherwise.
     directory, name = os.path.split(target)
     try:
         fd, temporary = tempfile.mkstemp(dir=directory or ".", prefix=f".{name}.", suffix=".tmp")
@@ -164,8 +166,7 @@ def _replacing(path: str, target: str, mode: int, text: bool) -> Iterator[IO[Any
         raise _failure(path, exc) from None
     done = False
     try:
-        with _handle(path, fd, text) as handle:
-            yield handle
+        yield fd, temporary
         try:
             os.chmod(temporary, mode)
             os.replace(temporary, target)
@@ -176,6 +177,31 @@ def _replacing(path: str, target: str, mode: int, text: bool) -> Iterator[IO[Any
         if not done:
             with suppress(OSError):
                 os.unlink(temporary)
+
+
+@contextmanager
+def _replacing(path: str, target: str, mode: int, text: bool) -> Iterator[IO[Any]]:
+    with _temporary(path, target, mode) as (fd, _), _handle(path, fd, text) as handle:
+        yield handle
+
+
+@contextmanager
+def output_path(
+    path: str | os.PathLike[str], *, inputs: Sequence[str | os.PathLike[str]] = ()
+) -> Iterator[str]:
+    """For a writer that needs a file name (SQLite): the name of a fresh, empty temporary
+    file beside `path`, which replaces `path` (a regular or missing file) when the block
+    ends without an exception and is removed otherwise. Permissions and refusals
+    (`OutputError`) are those of `open_output`.
+    """
+    name = os.fspath(path)
+    current = _stat(name)
+    if current is not None:
+        _refuse_inputs(name, current, inputs)
+    mode = stat.S_IMODE(current.st_mode) if current is not None else 0o666 & ~_umask()
+    with _temporary(name, os.path.realpath(name), mode) as (fd, temporary):
+        os.close(fd)
+        yield temporary
 
 
 @contextmanager

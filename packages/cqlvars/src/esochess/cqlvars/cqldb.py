@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import tempfile
 import zlib
 from collections.abc import Generator, Iterator, Sequence
-from contextlib import closing, suppress
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from esochess.cqlvars.conditions import ANY, All, AnyOf, Cond, Feature, Material
 from esochess.cqlvars.distributed import versions
 from esochess.cqlvars.pgnio import InputError, Partition
 from esochess.cqlvars.summary import BIT, PIECES, GameSummary, summarize
+from esochess.fen import files
 
 SUFFIX = ".cqldb"
 #: The layout of the tables; a change of layout or of what a summary means bumps it.
@@ -112,34 +112,15 @@ def build(path: str, pgn_paths: Sequence[str]) -> tuple[int, int]:
                 return _fill(db, pgn_paths)
             except sqlite3.Error as exc:
                 raise InputError(path, f"cannot write: {exc}") from None
-    directory, name = os.path.split(os.path.abspath(path))
     try:
-        fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
-    except OSError as exc:
-        raise InputError(path, f"cannot write: {exc.strerror}") from None
-    os.close(fd)
-    done = False
-    try:
-        with closing(sqlite3.connect(temporary)) as db:
+        with files.output_path(path) as temporary, closing(sqlite3.connect(temporary)) as db:
             db.executescript(_SCHEMA)
             db.executemany("INSERT INTO meta VALUES (?, ?)", stamp().items())
-            counts = _fill(db, pgn_paths)
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-        done = True
-        return counts
+            return _fill(db, pgn_paths)
     except sqlite3.Error as exc:
         raise InputError(path, f"cannot write: {exc}") from None
-    finally:
-        if not done:
-            with suppress(OSError):
-                os.unlink(temporary)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    except files.OutputError as exc:
+        raise InputError(path, f"cannot write: {exc.reason}") from None
 
 
 def _fill(db: sqlite3.Connection, pgn_paths: Sequence[str]) -> tuple[int, int]:
