@@ -30,6 +30,14 @@ SYNTHETIC = {
     # entries that fail (rank 8 is out of range): the generic loop raises the error
     "failing": ("module evaluation\nsym rule r:\n\tlet t = [0, 1, 2, 3, 4, 5, 6];\n"
                 "\tpiece p with player == me, type == king:\n\t\tscore t.elem(p.rank - 1);\n"),
+    # pieces near a cell, the bound on the left; a second score in the same `if`
+    "near": ("module evaluation\nsym rule r:\n\tlet k = me.king.cell;\n"
+             "\tpiece q with player == foe, type != pawn:\n"
+             "\t\tif (2 > q.cell.distance(k)):\n\t\t\tscore -0.1;\n\t\t\tscore 0.03 \"x\";\n"),
+    # a cache keyed by queens and pawns, a loop over queens reading a pawn entry
+    "queens": ("module evaluation\nsym rule r:\n\tpiece q with player == me, type == queen:\n"
+               "\t\tif (q.cell.col.open) score 0.1;\n\t\tif (q.cell.col.halfOpenFor(foe)) "
+               "score 0.05;\n\t\tif (q.passedPawn) score 7;\n"),
     "me inside": ("module evaluation\nrule r:\n\tpiece p with type == knight:\n"
                   "\t\tif (p.player == me) score p.cell.distance(e4);\n"),
 }
@@ -84,9 +92,25 @@ def test_the_specialised_shapes_are_recognised() -> None:
     result = compile_source("p.chp", (EXAMPLES / "positional.chp").read_text())
     special, plain = generate(result), generate(result, specialise=False)
     assert special.count("_SQ.square_table(") == 6  # material, 4 tables, endgame material
-    assert special.count("_raw(ctx, me):") == 5  # rules cached by pawns (and kings)
+    # cached by placement: pawnSquares, kingShelter, pawnStructure, activeKing, passedPawns
+    # (pawns and kings), pieces (pawns, bishops, rooks), endgameRocks (pawns, rooks)
+    assert special.count("_raw(ctx, me):") == 7
+    assert "_p0 = ctx.board.pawns\n    _p1 = ctx.board.bishops\n    _p2 = ctx.board.rooks" in special
+    # pieces near a cell: kingSafety (enemy pieces near the king), kingShelter (own pawns)
+    assert special.count("_SQ.near_masks(") == 2
+    assert "_SQ.near_masks(" not in plain
     assert "_SQ.square_table(" not in plain
     assert "    v_t = _K" in special  # constant lists hoisted
+
+
+def test_the_synthetic_shapes_are_recognised() -> None:
+    def special(name: str) -> str:
+        result = compile_source(f"{name}.chp", source_of(SYNTHETIC[name]))
+        assert result.ok
+        return generate(result)
+
+    assert "_SQ.near_masks('<', 2000)" in special("near")
+    assert "_p0 = ctx.board.pawns\n    _p1 = ctx.board.queens\n" in special("queens")
 
 
 def test_failing_entries_fall_back_to_the_generic_error() -> None:

@@ -190,7 +190,7 @@ class _Generator(ExpressionCode):
             self.block(rule.body, 1)
         emit("    return _s")
         if cached is not None and self.special is not None:
-            self.special.emit_pawn_cache(name, cached)
+            self.special.emit_piece_cache(name, cached)
         emit("")
         self.verbose = True
         emit(f"def {name}_v(ctx, me, _sign, _prefix, _out):")

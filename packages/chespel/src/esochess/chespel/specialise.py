@@ -1,14 +1,15 @@
 """Evaluation code specialised by rule shape (issue 17), for the fast score functions only.
 
-Two shapes are recognised; everything else keeps the generic code of codegen.py, and the
+These shapes are recognised; everything else keeps the generic code of codegen.py, and the
 verbose (justification) functions are always generic.
 
 * **Constant lists**: `let t = [0, 0.05, -0.25, …]` whose elements are literals becomes a
   module-level constant built once (no generated code mutates a list).
-* **Pawn-structure rules**: a rule that reads nothing but the pawns of both sides (loops
-  over pawns, `me.doubledPawns`, `p.passedPawn`, `c.open`, …; PAWN_KEYS below) is cached
-  by pawn placement and perspective; one that also reads the kings (`me.king.cell`, for a
-  pawn shelter) by pawn and king placement.
+* **Placement caches**: a rule that reads nothing but the placement of some piece types,
+  both sides (loops over one type, `me.doubledPawns`, `p.passedPawn`, `c.open`,
+  `me.king.cell`, `me.bishopPair`, …; PIECE_READS below) is cached by the bitboards of
+  those types and the perspective: pawn structure by the pawns, a pawn shelter by pawns
+  and kings, rooks on open columns by pawns and rooks.
 * **Piece-square terms**: a loop over one piece variable whose conditions fold into its
   bitboard (`player == me`, `type == pawn`, …) or depend only on the piece itself, and
   whose body only adds scores (possibly under `if`s) computed from the piece's own cell,
@@ -18,6 +19,10 @@ verbose (justification) functions are always generic.
   loop then adds table entries. An entry whose computation raised a run-time error is
   None: meeting one, the specialised loop falls back to the generic loop, which raises
   the same error at the same place.
+* **Pieces near a cell**: a loop whose conditions all fold into its bitboard and whose body
+  is `if (q.cell.distance(k) <= 2) score -0.15;` (any comparison, a literal bound, `k` a
+  variable, literal scores) adds the score times the popcount of the bitboard and a
+  precomputed distance mask around `k` (king safety: enemy pieces near the king).
 
 "Depends only on the piece itself" is decided from a whitelist of library entries that
 read nothing but the cell, type and colour they are given (PURE_KEYS below).
@@ -28,6 +33,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from esochess.chespel import ast
@@ -52,19 +58,27 @@ PURE_KEYS = frozenset({
 })
 """Library entries whose result depends only on their receiver and arguments (for a piece:
 its cell, type and colour), never on the rest of the position."""
-PAWN_KEYS = PURE_KEYS | {
-    "Player.isolatedPawns", "Player.doubledPawns", "Player.backwardPawns",
-    "Player.passedPawns", "Player.advancedPawns",
-    "Piece.isolatedPawn", "Piece.doubledPawn", "Piece.passedPawn", "Piece.backwardPawn",
-    "Piece.advancedPawn",
-    "Col.pawns", "Col.open", "Col.halfOpen", "Col.halfOpenFor", "Col.closed",
+PIECE_READS = {
+    **dict.fromkeys((
+        "Player.isolatedPawns", "Player.doubledPawns", "Player.backwardPawns",
+        "Player.passedPawns", "Player.advancedPawns",
+        "Piece.isolatedPawn", "Piece.doubledPawn", "Piece.passedPawn", "Piece.backwardPawn",
+        "Piece.advancedPawn",
+        "Col.pawns", "Col.open", "Col.halfOpen", "Col.halfOpenFor", "Col.closed"), "pawns"),
+    "Player.king": "kings",
+    "Player.bishopPair": "bishops",
 }
-"""Entries whose result depends only on their arguments and the pawns of both sides (on
-pieces that are pawns, which is all a pawn-only rule can name)."""
-PAWN_KING_KEYS = PAWN_KEYS | {"Player.king"}
-"""… and the kings (`me.king.cell`): such rules are cached by pawns and kings."""
-PAWN_CACHE_LIMIT = 1 << 16
-"""Entries of a pawn-structure cache before it is emptied."""
+"""Entries whose result depends only on their arguments and the pieces of one type, both
+colours (the board attribute named). A rule that reads nothing else is cached by the
+placement of those types: pawn structure, pawns and kings (a shelter), pawns and rooks
+(rooks on open columns), … (on a piece of another type, a `Piece` entry reads only that
+piece's own type and colour, which the key also fixes)."""
+CACHE_KEYS = PURE_KEYS | PIECE_READS.keys()
+CACHE_ORDER = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
+PIECE_CACHE_LIMIT = 1 << 16
+"""Entries of a placement cache before it is emptied."""
+_COMPARISONS = {"<": ">", "<=": ">=", "==": "==", "!=": "!=", ">": "<", ">=": "<="}
+"""Comparison operators and their mirror images (`2 >= d` is `d <= 2`)."""
 _LITERALS = (ast.NumLit, ast.StrLit, ast.BoolLit, ast.RowLit, ast.ColLit, ast.CellLit,
              ast.TypeLit, ast.PlayerLit, ast.ColorLit)
 _COLOUR_MASK = re.compile(r"ctx\.occupied_co\[(.+)\]\Z")
@@ -72,6 +86,19 @@ _TYPE_MASKS = {"ctx.board.pawns": 1, "ctx.board.knights": 2, "ctx.board.bishops"
                "ctx.board.rooks": 4, "ctx.board.queens": 5, "ctx.board.kings": 6}
 COLOUR_STRIDE = 448
 """Table layout: colour * 448 + type * 64 + cell (see runtime/squares.py)."""
+
+
+@dataclass(frozen=True)
+class NearLoop:
+    """A loop counting pieces near a cell: its bitboard (code), the distance test
+    (`distance OP bound`, bound in milli-units), the cell (code) and the score per piece
+    (code)."""
+
+    mask: str
+    op: str
+    bound: int
+    cell: str
+    scores: str
 
 
 class Specialiser:
@@ -86,17 +113,19 @@ class Specialiser:
     # ------------------------------------------------------------------ analysis
 
     def pure(self, expr: ast.Expr, variables: frozenset[str],
-             keys: frozenset[str] = PURE_KEYS) -> bool:
+             keys: frozenset[str] = PURE_KEYS, reads: set[str] | None = None) -> bool:
         """Whether `expr` depends only on literals and the given variables, through
-        entries of `keys` (PURE_KEYS: nothing else of the position is read)."""
+        entries of `keys` (PURE_KEYS: nothing else of the position is read); the board
+        attributes that its PIECE_READS entries read are added to `reads`."""
         if isinstance(expr, _LITERALS):
             return True
         if isinstance(expr, ast.ListLit):
-            return all(self.pure(e, variables, keys) for e in expr.elements)
+            return all(self.pure(e, variables, keys, reads) for e in expr.elements)
         if isinstance(expr, ast.Unary):
-            return self.pure(expr.operand, variables, keys)
+            return self.pure(expr.operand, variables, keys, reads)
         if isinstance(expr, ast.Binary):
-            return self.pure(expr.left, variables, keys) and self.pure(expr.right, variables, keys)
+            return (self.pure(expr.left, variables, keys, reads)
+                    and self.pure(expr.right, variables, keys, reads))
         if isinstance(expr, (ast.Name, ast.Call)):
             info = self.gen.call_info(expr)
             if info.kind == "variable":
@@ -105,11 +134,15 @@ class Specialiser:
                 return False
             if any(step.key not in keys for step in info.path):
                 return False
+            if reads is not None:
+                reads.update(PIECE_READS[step.key] for step in (*info.path, info.entry)
+                             if step.key in PIECE_READS)
             if info.implicit is not None and info.implicit not in variables:
                 return False
-            if info.receiver is not None and not self.pure(info.receiver, variables, keys):
+            if info.receiver is not None and not self.pure(info.receiver, variables, keys,
+                                                           reads):
                 return False
-            return all(self.pure(arg, variables, keys) for arg in info.args)
+            return all(self.pure(arg, variables, keys, reads) for arg in info.args)
         return False
 
     @staticmethod
@@ -144,20 +177,20 @@ class Specialiser:
         return (all(self.pure(cond, variables) for cond in rest)
                 and self._adds_only(stmt.body, variables))
 
-    def pawn_only(self, body: tuple[ast.Stmt, ...], variables: frozenset[str],
-                  keys: frozenset[str] = PAWN_KEYS) -> bool:
-        """Whether statements read nothing of the position but what `keys` read (the pawns,
-        or the pawns and kings)."""
+    def reads_only(self, body: tuple[ast.Stmt, ...], variables: frozenset[str],
+                   reads: set[str]) -> bool:
+        """Whether statements read nothing of the position but the placement of some piece
+        types (PIECE_READS, and loops over one type), which are added to `reads`."""
         for stmt in body:
             if isinstance(stmt, ast.Score):
-                if not self.pure(stmt.value, variables, keys):
+                if not self.pure(stmt.value, variables, CACHE_KEYS, reads):
                     return False
             elif isinstance(stmt, ast.If):
-                if not (self.pure(stmt.condition, variables, keys)
-                        and self.pawn_only(stmt.body, variables, keys)):
+                if not (self.pure(stmt.condition, variables, CACHE_KEYS, reads)
+                        and self.reads_only(stmt.body, variables, reads)):
                     return False
             elif isinstance(stmt, ast.Let):
-                if not self.pure(stmt.value, variables, keys):
+                if not self.pure(stmt.value, variables, CACHE_KEYS, reads):
                     return False
                 variables = variables | {stmt.name}
             elif isinstance(stmt, ast.Loop):
@@ -167,14 +200,17 @@ class Specialiser:
                         return False
                     mask, rest = self.gen.piece_domain(stmt.variables[0].name,
                                                        list(stmt.conditions))
-                    if "ctx.board.pawns" not in set(_split(mask)):
+                    types = [part.removeprefix("ctx.board.") for part in _split(mask)
+                             if part in _TYPE_MASKS]
+                    if len(types) != 1:
                         return False
+                    reads.add(types[0])
                     conditions = rest
                 else:
                     conditions = list(stmt.conditions)
                 inner = variables | names
-                if not (all(self.pure(c, inner, keys) for c in conditions)
-                        and self.pawn_only(stmt.body, inner, keys)):
+                if not (all(self.pure(c, inner, CACHE_KEYS, reads) for c in conditions)
+                        and self.reads_only(stmt.body, inner, reads)):
                     return False
             else:
                 return False
@@ -196,40 +232,116 @@ class Specialiser:
             elif isinstance(stmt, ast.Loop) and self.table_loop(
                     stmt, frozenset(let.name for let in lets)):
                 self.emit_table_loop(stmt, lets, 1, functools.partial(gen.statement, stmt, 1))
+            elif (near := self.near_loop(stmt)) is not None:
+                gen.flush("    ")
+                self.emit_near_loop(near, 1)
             else:
                 gen.statement(stmt, 1)
 
-    def cache_kind(self, body: tuple[ast.Stmt, ...]) -> str | None:
-        """`pawns`, `pawns and kings` (what a rule's cache is keyed by), or None."""
-        if self.pawn_only(body, frozenset()):
-            return "pawns"
-        if self.pawn_only(body, frozenset(), PAWN_KING_KEYS):
-            return "pawns and kings"
-        return None
+    def cache_kind(self, body: tuple[ast.Stmt, ...]) -> tuple[str, ...] | None:
+        """The board attributes (`pawns`, `kings`, …) a rule's cache is keyed by, or None
+        when the rule reads more of the position than the placement of some types.
 
-    def emit_pawn_cache(self, function: str, kind: str) -> None:
-        """`function` becomes a cache in front of `function`_raw, keyed by the pawns (and
-        the kings when `kind` says so) and the perspective."""
+        A rule that is nothing but piece-square loops (and constant lists) is left to its
+        tables unless it reads pawns only: a lookup in a table per piece costs about what a
+        cache lookup does."""
+        reads: set[str] = set()
+        if not self.reads_only(body, frozenset(), reads) or not reads:
+            return None
+        if reads != {"pawns"} and self._tables_only(body):
+            return None
+        return tuple(attribute for attribute in CACHE_ORDER if attribute in reads)
+
+    def _tables_only(self, body: tuple[ast.Stmt, ...]) -> bool:
+        lets: set[str] = set()
+        for stmt in body:
+            if isinstance(stmt, ast.Let) and self.literal_list(stmt.value):
+                lets.add(stmt.name)
+            elif not self.table_loop(stmt, frozenset(lets)):
+                return False
+        return True
+
+    def emit_piece_cache(self, function: str, attributes: tuple[str, ...]) -> None:
+        """`function` becomes a cache in front of `function`_raw, keyed by the placement of
+        the piece types in `attributes` (both colours) and the perspective."""
         emit = self.gen.lines.append
         self.counter += 1
         cache = f"_PC{self.counter}"
         self.module_lines.append(f"{cache} = {{}}")
         emit("")
         emit(f"def {function}(ctx, me):")
-        emit("    _p = ctx.board.pawns")
-        if kind == "pawns":
-            emit("    _k = (_p & ctx.occupied_co[1], _p & ctx.occupied_co[0], me)")
-        else:
-            emit("    _q = ctx.board.kings")
-            emit("    _k = (_p & ctx.occupied_co[1], _p & ctx.occupied_co[0], _q & ctx.occupied_co[1], "
-                 "_q & ctx.occupied_co[0], me)")
+        emit("    _w = ctx.occupied_co[1]")
+        emit("    _b = ctx.occupied_co[0]")
+        parts = []
+        for index, attribute in enumerate(attributes):
+            emit(f"    _p{index} = ctx.board.{attribute}")
+            parts += [f"_p{index} & _w", f"_p{index} & _b"]
+        emit(f"    _k = ({', '.join(parts)}, me)")
         emit(f"    _v = {cache}.get(_k)")
         emit("    if _v is None:")
         emit(f"        _v = {function}_raw(ctx, me)")
-        emit(f"        if len({cache}) >= {PAWN_CACHE_LIMIT}:")
+        emit(f"        if len({cache}) >= {PIECE_CACHE_LIMIT}:")
         emit(f"            {cache}.clear()")
         emit(f"        {cache}[_k] = _v")
         emit("    return _v")
+
+    def near_loop(self, stmt: ast.Stmt) -> NearLoop | None:
+        """The shape when `stmt` counts pieces near a cell: `piece q with … : if
+        (q.cell.distance(k) <= 2) score -0.15;` with `k` a variable and only literal
+        scores; the loop becomes a popcount against a distance mask."""
+        if not (isinstance(stmt, ast.Loop) and stmt.kind == "piece"
+                and len(stmt.variables) == 1 and len(stmt.body) == 1):
+            return None
+        name = stmt.variables[0].name
+        mask, rest = self.gen.piece_domain(name, list(stmt.conditions))
+        test = stmt.body[0]
+        if rest or not isinstance(test, ast.If) or not test.body:
+            return None
+        scores = [score.value for score in test.body
+                  if isinstance(score, ast.Score) and _literal_number(score.value)]
+        condition = test.condition
+        if len(scores) != len(test.body) or not (
+                isinstance(condition, ast.Binary) and condition.op in _COMPARISONS):
+            return None
+        op, distance, bound = condition.op, condition.left, condition.right
+        if isinstance(distance, ast.NumLit):
+            op, distance, bound = _COMPARISONS[op], bound, distance
+        cell = self._distance_to(name, distance)
+        if cell is None or not isinstance(bound, ast.NumLit):
+            return None
+        return NearLoop(mask, op, bound.millis, cell,
+                        " + ".join(self.gen.num(value) for value in scores))
+
+    def _distance_to(self, name: str, expr: ast.Expr) -> str | None:
+        """The code of variable `k` when `expr` is `name.cell.distance(k)`, else None."""
+        if not isinstance(expr, (ast.Name, ast.Call)):
+            return None
+        info = self.gen.call_info(expr)
+        if (info.kind != "method" or info.lifted or info.entry is None
+                or info.entry.key != "Cell.distance" or len(info.args) != 1):
+            return None
+        steps = [step.key for step in info.path]
+        if steps == ["Piece.cell"]:
+            if not self.gen.receiver_is(name, info):
+                return None
+        elif steps or info.receiver is None \
+                or self.gen.accessor_of(name, info.receiver) != "Piece.cell":
+            return None
+        other = info.args[0]
+        if not isinstance(other, ast.Name):
+            return None
+        target = self.gen.call_info(other)
+        if target.kind != "variable" or target.variable is None or target.variable == name:
+            return None
+        return self.gen.variable(target.variable)
+
+    def emit_near_loop(self, shape: NearLoop, depth: int) -> None:
+        """`_s += score × popcount(pieces & cells within the distance of the cell)`."""
+        self.counter += 1
+        table = f"_NEAR{self.counter}"
+        self.module_lines.append(f"{table} = _SQ.near_masks({shape.op!r}, {shape.bound})")
+        self.gen.lines.append(f"{'    ' * depth}_s += ({shape.scores}) * "
+                              f"(({shape.mask}) & {table}[{shape.cell}]).bit_count()")
 
     def constant(self, code: str) -> str:
         """A module-level name for a constant list."""
@@ -326,6 +438,11 @@ class Specialiser:
         emit(f"_UNI{n} = [_SQ.uniform(_TAB{n}[0]), _SQ.uniform(_TAB{n}[1])]")
         self.module_lines.extend(gen.lines)
         gen.lines = saved
+
+
+def _literal_number(expr: ast.Expr) -> bool:
+    return isinstance(expr, ast.NumLit) or (
+        isinstance(expr, ast.Unary) and expr.op == "-" and isinstance(expr.operand, ast.NumLit))
 
 
 def _known(mask: str) -> tuple[str | None, int | None]:

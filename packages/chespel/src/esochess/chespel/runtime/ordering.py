@@ -61,7 +61,10 @@ class History:
     def order(self, board: chess.Board, moves: list[chess.Move], tt_move: chess.Move | None,
               ply: int) -> list[chess.Move]:
         """TT move, then captures and promotions by MVV-LVA, killers, history."""
-        killers = self.killers[min(ply, self.plies - 1)]
+        first, second = self.killers[min(ply, self.plies - 1)]
+        # Moves are compared by from * 64 + to, then promotion (a Move's own `==` costs
+        # several times more, and this loop runs for every move of every node).
+        tt_at, first_at, second_at = move_index(tt_move), move_index(first), move_index(second)
         them = board.occupied_co[not board.turn]
         base = 4096 if board.turn else 0
         scores = self.scores
@@ -70,21 +73,27 @@ class History:
         scored = []
         for index, move in enumerate(moves):
             to = move.to_square
-            if move == tt_move:
+            at = move.from_square * 64 + to
+            if at == tt_at and tt_move is not None and move.promotion == tt_move.promotion:
                 weight = TT_MOVE_BONUS
             elif them & BB_SQUARES[to] or move.promotion:
                 weight = capture_weight(board, move)
             elif to == ep and pawns & BB_SQUARES[move.from_square]:
                 weight = CAPTURE_BONUS + 16 - 1
-            elif move == killers[0]:
+            elif at == first_at:
                 weight = KILLER_BONUS + 1
-            elif move == killers[1]:
+            elif at == second_at:
                 weight = KILLER_BONUS
             else:
-                weight = scores[base + move.from_square * 64 + to]
+                weight = scores[base + at]
             scored.append((-weight, index, move))
         scored.sort()
         return [entry[2] for entry in scored]
+
+
+def move_index(move: chess.Move | None) -> int:
+    """from * 64 + to of a move, -1 for none: with the promotion, what tells moves apart."""
+    return -1 if move is None else move.from_square * 64 + move.to_square
 
 
 def quiet_gives_check(board: chess.Board, move: chess.Move) -> bool:

@@ -25,6 +25,7 @@ from esochess.chespel.runtime.ordering import (
     SEE_VALUES,
     History,
     losing_capture,
+    move_index,
     order_captures,
     quiet_gives_check,
 )
@@ -371,9 +372,15 @@ class Searcher:
         board = self.board
         if tt_move is not None and board.is_pseudo_legal(tt_move):
             yield tt_move
+            rest = list(board.generate_pseudo_legal_moves())
+            at = move_index(tt_move)
+            for index, move in enumerate(rest):
+                if move.from_square * 64 + move.to_square == at \
+                        and move.promotion == tt_move.promotion:
+                    del rest[index]
+                    break
         else:
-            tt_move = None
-        rest = [move for move in board.generate_pseudo_legal_moves() if move != tt_move]
+            rest = list(board.generate_pseudo_legal_moves())
         yield from self.history.order(board, rest, None, ply)
 
     def _quiesce(self, alpha: int, beta: int, ply: int, flags: int, key: Hashable) -> int:

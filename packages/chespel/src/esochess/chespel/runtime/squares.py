@@ -1,4 +1,5 @@
-"""Piece-square tables for specialised rule loops (see esochess/chespel/specialise.py).
+"""Piece-square tables and distance masks for specialised rule loops (see
+esochess/chespel/specialise.py).
 
 `square_table(f)` runs `f(ctx, cell)` for every colour, piece type and cell on a board
 holding that one piece, and lays the results out as colour * 448 + type * 64 + cell. An
@@ -8,6 +9,8 @@ generic code, which raises that error where the program's author expects it).
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 
 import chess
@@ -57,3 +60,17 @@ def uniform(table: list[int | None]) -> list[tuple[int, ...] | None]:
             values.append(first)
         result.append(tuple(values) if values else None)
     return result
+
+
+_COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
+            ">": operator.gt, ">=": operator.ge}
+
+
+@functools.cache
+def near_masks(op: str, bound: int) -> tuple[int, ...]:
+    """Per cell, the bitboard of the cells whose king-move distance to it (in milli-units,
+    as `Cell.distance` gives it) compares with `bound` by `op` (`<=`, `==`, …)."""
+    compare = _COMPARE[op]
+    return tuple(sum(chess.BB_SQUARES[other] for other in chess.SQUARES
+                     if compare(chess.square_distance(cell, other) * 1000, bound))
+                 for cell in chess.SQUARES)
