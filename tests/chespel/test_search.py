@@ -183,3 +183,44 @@ def test_quiet_gives_check_agrees_with_python_chess(seed: int) -> None:
         if them & chess.BB_SQUARES[move.to_square] or move.promotion or board.is_en_passant(move):
             continue
         assert quiet_gives_check(board, move) == board.gives_check(move), (board.fen(), move)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_staged_moves_keep_the_order_of_ordering_all_moves(seed: int) -> None:
+    """Captures, killers and quiet moves generated in stages come in exactly the order that
+    `History.order` gives all pseudo-legal moves right after the table's move, even when
+    the subtrees searched in between change the history (and halve it)."""
+    rng = random.Random(seed)
+    board = random_walk(rng, 120)
+    if board.is_check() or board.is_game_over():
+        return
+    searcher = Searcher(MATERIAL)
+    searcher.board = board
+    history = searcher.history
+    moves = list(board.generate_pseudo_legal_moves())
+    elsewhere = list(random_walk(rng, 60).generate_pseudo_legal_moves())
+    for _ in range(rng.randrange(0, 40)):
+        move = rng.choice(moves + elsewhere)
+        history.cutoff(rng.random() < 0.5, move, rng.randrange(0, 6), rng.randrange(1, 8),
+                       rng.sample(moves, rng.randrange(0, 4)))
+    ply = rng.randrange(0, 6)
+    tt_move = rng.choice([None, rng.choice(moves), rng.choice(elsewhere)])
+    staged = searcher._staged(tt_move, ply)
+
+    def subtree() -> None:  # cut-offs deeper in the tree, some halving the history
+        for _ in range(rng.randrange(0, 3)):
+            history.cutoff(board.turn, rng.choice(moves), ply + 2, rng.choice([1, 3, 3000]),
+                           rng.sample(moves, rng.randrange(0, 4)))
+
+    got = []
+    legal_tt = tt_move is not None and board.is_pseudo_legal(tt_move)
+    if legal_tt:
+        got.append(next(staged))
+        subtree()
+    expected = history.order(board, [m for m in moves if not (legal_tt and m == tt_move)],
+                             None, ply)
+    for move in staged:
+        got.append(move)
+        subtree()
+    assert got == ([tt_move] if legal_tt else []) + expected, board.fen()

@@ -33,11 +33,24 @@ class History:
         """Forget everything (a new game)."""
         self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(self.plies)]
         self.scores = [0] * (2 * 64 * 64)
+        self.forget()
 
     def age(self) -> None:
         """Between searches: halve the history so that recent cut-offs weigh more."""
         self.scores = [score >> 1 for score in self.scores]
         self.killers = [[None, None] for _ in range(self.plies)]
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop the journal of changes (no node holds a mark: between root moves)."""
+        self.journal: list[tuple[int, int]] = []
+        """(index, score before the change) for every change, in order; index -1 marks a
+        halving of every score, whose scores before are in `halved` by journal position."""
+        self.halved: dict[int, list[int]] = {}
+
+    def mark(self) -> int:
+        """A point in time whose scores `order_quiets` can still order by."""
+        return len(self.journal)
 
     def cutoff(self, turn: bool, move: chess.Move, ply: int, depth: int,
                tried: list[chess.Move]) -> None:
@@ -49,14 +62,41 @@ class History:
             killers[0] = move
         base = 4096 if turn else 0
         scores = self.scores
+        journal = self.journal
         bonus = depth * depth
         index = base + move.from_square * 64 + move.to_square
+        journal.append((index, scores[index]))
         scores[index] += bonus
         for other in tried:
             at = base + other.from_square * 64 + other.to_square
+            journal.append((at, scores[at]))
             scores[at] = max(0, scores[at] - bonus)
         if scores[index] >= HISTORY_LIMIT:
+            self.halved[len(journal)] = scores
+            journal.append((-1, 0))
             self.scores = [score >> 1 for score in scores]
+
+    def order_quiets(self, board: chess.Board, moves: list[chess.Move],
+                     mark: int) -> list[chess.Move]:
+        """Quiet moves by their history scores as they stood at `mark` (ties keep the
+        generator's order): what `order` gave for them before the moves searched since."""
+        before: dict[int, int] = {}
+        scores = self.scores
+        for position in range(mark, len(self.journal)):
+            index, score = self.journal[position]
+            if index < 0:
+                scores = self.halved[position]
+                break
+            if index not in before:
+                before[index] = score
+        base = 4096 if board.turn else 0
+        scored = []
+        for index, move in enumerate(moves):
+            at = base + move.from_square * 64 + move.to_square
+            weight = before.get(at)
+            scored.append((-(scores[at] if weight is None else weight), index, move))
+        scored.sort()
+        return [entry[2] for entry in scored]
 
     def order(self, board: chess.Board, moves: list[chess.Move], tt_move: chess.Move | None,
               ply: int) -> list[chess.Move]:
@@ -89,6 +129,40 @@ class History:
             scored.append((-weight, index, move))
         scored.sort()
         return [entry[2] for entry in scored]
+
+
+def noisy_moves(board: chess.Board) -> list[chess.Move]:
+    """The pseudo-legal captures, promotions and en passant captures, in the order
+    python-chess generates them among all pseudo-legal moves."""
+    seventh = chess.BB_RANK_7 if board.turn else chess.BB_RANK_2
+    moves = list(board.generate_pseudo_legal_moves(
+        chess.BB_ALL, board.occupied_co[not board.turn]))
+    promoting = board.pawns & board.occupied_co[board.turn] & seventh
+    if promoting:
+        moves += board.generate_pseudo_legal_moves(promoting, ~board.occupied)
+    moves += board.generate_pseudo_legal_ep()
+    return moves
+
+
+def quiet_moves(board: chess.Board) -> list[chess.Move]:
+    """The other pseudo-legal moves (no capture, promotion or en passant), in the order
+    python-chess generates them: piece moves, castling, pawn pushes."""
+    seventh = chess.BB_RANK_7 if board.turn else chess.BB_RANK_2
+    empty = ~board.occupied & chess.BB_ALL
+    moves = list(board.generate_pseudo_legal_moves(~board.pawns & chess.BB_ALL, empty))
+    moves += board.generate_castling_moves()
+    if board.ep_square is not None:
+        empty &= ~BB_SQUARES[board.ep_square]  # a push never ends there; a capture does
+    moves += board.generate_pseudo_legal_moves(board.pawns & ~seventh, empty)
+    return moves
+
+
+def is_quiet(board: chess.Board, move: chess.Move) -> bool:
+    """Whether a move without promotion is neither a capture nor en passant (then `order`
+    would weigh it as a killer or by its history)."""
+    to = move.to_square
+    return not (board.occupied_co[not board.turn] & BB_SQUARES[to]) and not (
+        to == board.ep_square and board.pawns & BB_SQUARES[move.from_square])
 
 
 def move_index(move: chess.Move | None) -> int:

@@ -24,8 +24,11 @@ from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.ordering import (
     SEE_VALUES,
     History,
+    is_quiet,
     losing_capture,
     move_index,
+    noisy_moves,
+    quiet_moves,
     order_captures,
     quiet_gives_check,
 )
@@ -197,6 +200,7 @@ class Searcher:
         best_index = 0
         flags = self.root_flags
         for index, move in enumerate(moves):
+            self.history.forget()  # no node below the root is open
             bit = castle_bit(board, move)
             board.push(move)
             try:
@@ -366,22 +370,32 @@ class Searcher:
         return best
 
     def _staged(self, tt_move: chess.Move | None, ply: int) -> Iterator[chess.Move]:
-        """The pseudo-legal moves of a node not in check, best first: the table's move
-        before anything is generated (it often cuts the node off), then the rest ordered
-        with the history as it stands after the table's move was searched."""
+        """The pseudo-legal moves of a node not in check, best first, generated in stages
+        so that a node cut off early never generates its quiet moves: the table's move,
+        captures and promotions by MVV-LVA, the killers, then the quiet moves by history.
+        The order is exactly that of `History.order` on all moves right after the table's
+        move was searched (the history is read as it stood then, whatever the captures'
+        subtrees changed since)."""
         board = self.board
+        history = self.history
+        tt_at, tt_promotion = -1, None
         if tt_move is not None and board.is_pseudo_legal(tt_move):
             yield tt_move
-            rest = list(board.generate_pseudo_legal_moves())
-            at = move_index(tt_move)
-            for index, move in enumerate(rest):
-                if move.from_square * 64 + move.to_square == at \
-                        and move.promotion == tt_move.promotion:
-                    del rest[index]
-                    break
-        else:
-            rest = list(board.generate_pseudo_legal_moves())
-        yield from self.history.order(board, rest, None, ply)
+            tt_at, tt_promotion = move_index(tt_move), tt_move.promotion
+        mark = history.mark()
+        killers = [killer for killer in history.killers[min(ply, MAX_PLY + 1)]
+                   if killer is not None and move_index(killer) != tt_at]
+        for move in order_captures(board, noisy_moves(board)):
+            if move.from_square * 64 + move.to_square != tt_at or move.promotion != tt_promotion:
+                yield move
+        tried = [tt_at]
+        for killer in killers:
+            if is_quiet(board, killer) and board.is_pseudo_legal(killer):
+                tried.append(move_index(killer))
+                yield killer
+        quiets = [move for move in quiet_moves(board)
+                  if move.from_square * 64 + move.to_square not in tried]
+        yield from history.order_quiets(board, quiets, mark)
 
     def _quiesce(self, alpha: int, beta: int, ply: int, flags: int, key: Hashable) -> int:
         board = self.board
