@@ -28,9 +28,9 @@ from esochess.chespel.runtime.ordering import (
     losing_capture,
     move_index,
     noisy_moves,
-    quiet_moves,
     order_captures,
     quiet_gives_check,
+    quiet_moves,
 )
 from esochess.chespel.runtime.positions import castle_bit, position_key
 from esochess.chespel.runtime.table import EXACT, LOWER, UPPER, Table
