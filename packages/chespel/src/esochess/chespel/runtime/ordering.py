@@ -219,8 +219,25 @@ def capture_weight(board: chess.Board, move: chess.Move) -> int:
 
 def order_captures(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
     """Captures by MVV-LVA, generator order for ties."""
-    scored = sorted((-capture_weight(board, move), index, move) for index, move in enumerate(moves))
-    return [entry[2] for entry in scored]
+    return [entry[0] for entry in typed_captures(board, moves)]
+
+
+def typed_captures(board: chess.Board,
+                   moves: list[chess.Move]) -> list[tuple[chess.Move, int, int]]:
+    """(capture, victim type, attacker type) by MVV-LVA, generator order for ties; the
+    victim of en passant is a pawn, that of a promotion without capture 0 (the types are
+    looked up once, for the ordering, the pruning and the exchange test)."""
+    scored = []
+    for index, move in enumerate(moves):
+        victim = board.piece_type_at(move.to_square) or (
+            chess.PAWN if board.is_en_passant(move) else 0)
+        attacker = board.piece_type_at(move.from_square) or 0
+        promotion = move.promotion
+        weight = (CAPTURE_BONUS + _VICTIM[victim] * 16 - _ATTACKER[attacker]
+                  + (_VICTIM[promotion] * 16 if promotion else 0))
+        scored.append((-weight, index, move, victim, attacker))
+    scored.sort()
+    return [(entry[2], entry[3], entry[4]) for entry in scored]
 
 
 def see(board: chess.Board, move: chess.Move) -> int:
@@ -269,8 +286,13 @@ def _least_valuable(board: chess.Board, attackers: int) -> tuple[int, int]:
 
 def losing_capture(board: chess.Board, move: chess.Move) -> bool:
     """Whether a capture loses material by the exchange (never for a cheaper attacker)."""
-    attacker = board.piece_type_at(move.from_square) or 0
-    victim = board.piece_type_at(move.to_square) or chess.PAWN
+    return loses_exchange(board, move, board.piece_type_at(move.to_square) or chess.PAWN,
+                          board.piece_type_at(move.from_square) or 0)
+
+
+def loses_exchange(board: chess.Board, move: chess.Move, victim: int, attacker: int) -> bool:
+    """`losing_capture` with the victim's type (a pawn for an empty target) and the
+    attacker's type known."""
     if SEE_VALUES[victim] >= SEE_VALUES[attacker] or move.promotion:
         return False
     return see(board, move) < 0

@@ -25,12 +25,13 @@ from esochess.chespel.runtime.ordering import (
     SEE_VALUES,
     History,
     is_quiet,
-    losing_capture,
+    loses_exchange,
     move_index,
     noisy_moves,
     order_captures,
     quiet_gives_check,
     quiet_moves,
+    typed_captures,
 )
 from esochess.chespel.runtime.positions import castle_bit, position_key
 from esochess.chespel.runtime.table import EXACT, LOWER, UPPER, Table
@@ -267,7 +268,7 @@ class Searcher:
         if in_check and ply < MAX_PLY // 2:
             depth += 1  # check extension
         if depth <= 0 or ply >= MAX_PLY:
-            return self._quiesce(alpha, beta, ply, flags, key)
+            return self._quiesce(alpha, beta, ply, flags, key, in_check)
         pv_node = beta - alpha > 1
         entry = self.tt.probe(key)
         tt_move = None
@@ -397,17 +398,18 @@ class Searcher:
                   if move.from_square * 64 + move.to_square not in tried]
         yield from history.order_quiets(board, quiets, mark)
 
-    def _quiesce(self, alpha: int, beta: int, ply: int, flags: int, key: Hashable) -> int:
+    def _quiesce(self, alpha: int, beta: int, ply: int, flags: int, key: Hashable,
+                 in_check: bool | None = None) -> int:
         board = self.board
-        if board.is_check():
-            moves = list(board.generate_legal_moves())
-            if not moves:
+        if board.is_check() if in_check is None else in_check:
+            evasions = list(board.generate_legal_moves())
+            if not evasions:
                 return -(MATE - ply)
             if not self.program.quiescence or ply >= MAX_PLY:
                 return self._static(key, flags)
             best = -INFINITY
             stand = None
-            moves = self.history.order(board, moves, None, ply)
+            moves = [(move, 0, 0) for move in self.history.order(board, evasions, None, ply)]
         else:
             stand = self._static(key, flags)
             if not self.program.quiescence or ply >= MAX_PLY or stand >= beta:
@@ -424,18 +426,18 @@ class Searcher:
             best = stand
             if stand > alpha:
                 alpha = stand
-            moves = order_captures(board, list(board.generate_pseudo_legal_captures())
+            moves = typed_captures(board, list(board.generate_pseudo_legal_captures())
                                    + _queen_promotions(board))
         original_alpha = alpha
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
         try:
-            for move in moves:
+            for move, victim, attacker in moves:
                 if stand is not None:
-                    victim = board.piece_type_at(move.to_square) or chess.PAWN
+                    victim = victim or chess.PAWN
                     if (not move.promotion
                             and stand + SEE_VALUES[victim] + DELTA_MARGIN <= alpha):
                         continue  # delta pruning per capture
-                    if losing_capture(board, move):
+                    if loses_exchange(board, move, victim, attacker):
                         continue  # SEE pruning
                 self.nodes += 1
                 if not self.nodes & 15:
