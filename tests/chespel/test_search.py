@@ -17,6 +17,7 @@ from esochess.chespel.runtime.search import (
     MATE,
     Limits,
     Searcher,
+    _exposure,
     _from_tt,
     _to_tt,
     mate_in,
@@ -224,3 +225,17 @@ def test_staged_moves_keep_the_order_of_ordering_all_moves(seed: int) -> None:
         got.append(move)
         subtree()
     assert got == ([tt_move] if legal_tt else []) + expected, board.fen()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_moves_that_cannot_expose_the_king_are_legal(seed: int) -> None:
+    """The search plays a pseudo-legal move out to test its legality only when it moves the
+    king, lands on the en passant cell or starts on a line through the king."""
+    board = random_walk(random.Random(seed), 120)
+    if board.is_check():
+        return
+    exposed = _exposure(board)
+    for move in board.generate_pseudo_legal_moves():
+        if not exposed(move.from_square, move.to_square):
+            assert board.is_legal(move), (board.fen(), move)

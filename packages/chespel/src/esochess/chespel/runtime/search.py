@@ -311,6 +311,7 @@ class Searcher:
         best_move = None
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
         them = board.occupied_co[not board.turn]
+        exposed = _exposure(board)
         tried: list[chess.Move] = []
         # Futility: at the frontier, a quiet move cannot lift a hopeless static score.
         futile = static is not None and depth <= 2 and static + FUTILITY_MARGIN * depth <= alpha
@@ -330,7 +331,8 @@ class Searcher:
                 bit = castle_bit(board, move)
                 board.push(move)
                 try:
-                    if not in_check and board.was_into_check():
+                    if (not in_check and exposed(move.from_square, move.to_square)
+                            and board.was_into_check()):
                         continue  # pseudo-legal only: it leaves the king attacked
                     if not searched:
                         score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, flags | bit, True)
@@ -430,6 +432,7 @@ class Searcher:
                                    + _queen_promotions(board))
         original_alpha = alpha
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
+        exposed = _exposure(board)
         try:
             for move, victim, attacker in moves:
                 if stand is not None:
@@ -444,7 +447,8 @@ class Searcher:
                     self._poll()
                 board.push(move)
                 try:
-                    if stand is not None and board.was_into_check():
+                    if (stand is not None and exposed(move.from_square, move.to_square)
+                            and board.was_into_check()):
                         continue  # a pseudo-legal capture that leaves the king attacked
                     child = position_key(board)
                     if self.repetitions.get(child) or _insufficient(board):
@@ -509,6 +513,19 @@ class Searcher:
             seen.add(key)
             pv.append(entry[4])
         return tuple(pv)
+
+
+def _exposure(board: chess.Board) -> Callable[[int, int], bool]:
+    """For the side to move, not in check: whether a pseudo-legal move from a cell to a cell
+    may leave its king attacked — a king move, en passant (or anything landing on the en
+    passant cell), or a piece on a line through the king (it may be pinned). Any other
+    pseudo-legal move is legal without playing it out."""
+    king = board.king(board.turn)
+    if king is None:
+        return lambda origin, target: True
+    rays = chess.BB_RAYS[king]
+    ep = board.ep_square
+    return lambda origin, target: origin == king or bool(rays[origin]) or target == ep
 
 
 def _insufficient(board: chess.Board) -> bool:
