@@ -116,6 +116,8 @@ class _Generator(ExpressionCode):
         self.lines: list[str] = []
         self.verbose = False
         self.loops = 0
+        self.sym_cached: set[str] = set()
+        """Symmetric rules whose cache holds both sides' difference (`NAME_sym`)."""
 
     # ------------------------------------------------------------------ module
 
@@ -160,6 +162,9 @@ class _Generator(ExpressionCode):
         # (docs/reference/chespel.md#scoring).
         total = "0"
         for rule, name in functions:
+            if name in self.sym_cached:
+                total += f" + {name}_sym(ctx, c)"
+                continue
             total += f" + {name}(ctx, c)"
             if rule.sym:
                 total += f" - {name}(ctx, not c)"
@@ -181,7 +186,7 @@ class _Generator(ExpressionCode):
         emit("")
         self.verbose = False
         self.rule_name = f"_NAME{name}"
-        cached = self.special.cache_kind(rule.body) if self.special is not None else None
+        cached = self.special.cache_kind(rule) if self.special is not None else None
         emit(f"def {name}{'_raw' if cached else ''}(ctx, me):")
         emit("    _s = 0")
         if self.special is not None:
@@ -190,7 +195,9 @@ class _Generator(ExpressionCode):
             self.block(rule.body, 1)
         emit("    return _s")
         if cached is not None and self.special is not None:
-            self.special.emit_piece_cache(name, cached)
+            self.special.emit_piece_cache(name, cached, rule.sym)
+            if rule.sym:
+                self.sym_cached.add(name)
         emit("")
         self.verbose = True
         emit(f"def {name}_v(ctx, me, _sign, _prefix, _out):")

@@ -238,17 +238,18 @@ class Specialiser:
             else:
                 gen.statement(stmt, 1)
 
-    def cache_kind(self, body: tuple[ast.Stmt, ...]) -> tuple[str, ...] | None:
+    def cache_kind(self, rule: ast.Rule) -> tuple[str, ...] | None:
         """The board attributes (`pawns`, `kings`, …) a rule's cache is keyed by, or None
         when the rule reads more of the position than the placement of some types.
 
-        A rule that is nothing but piece-square loops (and constant lists) is left to its
-        tables unless it reads pawns only: a lookup in a table per piece costs about what a
-        cache lookup does."""
+        A rule that is not symmetric and is nothing but piece-square loops (and constant
+        lists) is left to its tables unless it reads pawns only: a lookup in a table per
+        piece costs about what a cache lookup does. A symmetric rule's cache holds both
+        sides' difference (`emit_sym_cache`), one lookup for two evaluations."""
         reads: set[str] = set()
-        if not self.reads_only(body, frozenset(), reads) or not reads:
+        if not self.reads_only(rule.body, frozenset(), reads) or not reads:
             return None
-        if reads != {"pawns"} and self._tables_only(body):
+        if not rule.sym and reads != {"pawns"} and self._tables_only(rule.body):
             return None
         return tuple(attribute for attribute in CACHE_ORDER if attribute in reads)
 
@@ -261,15 +262,24 @@ class Specialiser:
                 return False
         return True
 
-    def emit_piece_cache(self, function: str, attributes: tuple[str, ...]) -> None:
+    def emit_piece_cache(self, function: str, attributes: tuple[str, ...],
+                         sym: bool = False) -> None:
         """`function` becomes a cache in front of `function`_raw, keyed by the placement of
-        the piece types in `attributes` (both colours) and the perspective."""
+        the piece types in `attributes` (both colours) and the perspective; with `sym`,
+        `function`_sym too, whose entries are `raw(me) - raw(not me)` (in that order, so
+        that an error is raised where the drivers' order raises it)."""
+        self._cache(f"{function}(ctx, me)", f"{function}_raw(ctx, me)", attributes)
+        if sym:
+            self._cache(f"{function}_sym(ctx, me)",
+                        f"{function}_raw(ctx, me) - {function}_raw(ctx, not me)", attributes)
+
+    def _cache(self, head: str, value: str, attributes: tuple[str, ...]) -> None:
         emit = self.gen.lines.append
         self.counter += 1
         cache = f"_PC{self.counter}"
         self.module_lines.append(f"{cache} = {{}}")
         emit("")
-        emit(f"def {function}(ctx, me):")
+        emit(f"def {head}:")
         emit("    _w = ctx.occupied_co[1]")
         emit("    _b = ctx.occupied_co[0]")
         parts = []
@@ -279,7 +289,7 @@ class Specialiser:
         emit(f"    _k = ({', '.join(parts)}, me)")
         emit(f"    _v = {cache}.get(_k)")
         emit("    if _v is None:")
-        emit(f"        _v = {function}_raw(ctx, me)")
+        emit(f"        _v = {value}")
         emit(f"        if len({cache}) >= {PIECE_CACHE_LIMIT}:")
         emit(f"            {cache}.clear()")
         emit(f"        {cache}[_k] = _v")
