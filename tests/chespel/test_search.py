@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from test_eval_support import M1, example, program, random_walk
 
 from esochess.chespel.runtime.engine import Engine, Game
-from esochess.chespel.runtime.ordering import quiet_gives_check
+from esochess.chespel.runtime.ordering import captures, quiet_gives_check, typed_captures
 from esochess.chespel.runtime.search import (
     MATE,
     Limits,
@@ -239,3 +239,13 @@ def test_moves_that_cannot_expose_the_king_are_legal(seed: int) -> None:
     for move in board.generate_pseudo_legal_moves():
         if not exposed(move.from_square, move.to_square):
             assert board.is_legal(move), (board.fen(), move)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_captures_order_like_python_chess_captures(seed: int) -> None:
+    """The captures generated without castling (king captures last) sort into the order
+    of python-chess's pseudo-legal captures."""
+    board = random_walk(random.Random(seed), 120)
+    assert typed_captures(board, captures(board)) == typed_captures(
+        board, list(board.generate_pseudo_legal_captures()))

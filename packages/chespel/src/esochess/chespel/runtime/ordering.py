@@ -131,16 +131,32 @@ class History:
         return [entry[2] for entry in scored]
 
 
+def captures(board: chess.Board) -> list[chess.Move]:
+    """`board.generate_pseudo_legal_captures()`, except that the king's captures come
+    last, and without asking for castling moves (which are never captures). Sorted by
+    `typed_captures`, they come in the same order: only a king capture has the king's
+    attacker weight, so where it stands before sorting changes no tie."""
+    ours = board.occupied_co[board.turn]
+    them = board.occupied_co[not board.turn]
+    moves = list(board.generate_pseudo_legal_moves(~board.kings & chess.BB_ALL, them))
+    king = board.kings & ours
+    if king:
+        origin = king.bit_length() - 1
+        moves += [chess.Move(origin, target)
+                  for target in chess.scan_reversed(chess.BB_KING_ATTACKS[origin] & them)]
+    moves += board.generate_pseudo_legal_ep()
+    return moves
+
+
 def noisy_moves(board: chess.Board) -> list[chess.Move]:
-    """The pseudo-legal captures, promotions and en passant captures, in the order
-    python-chess generates them among all pseudo-legal moves."""
+    """The pseudo-legal captures, promotions and en passant captures: `captures` and
+    the promotions without capture (ordered by `typed_captures`, they come in the order
+    of ordering all pseudo-legal moves)."""
     seventh = chess.BB_RANK_7 if board.turn else chess.BB_RANK_2
-    moves = list(board.generate_pseudo_legal_moves(
-        chess.BB_ALL, board.occupied_co[not board.turn]))
+    moves = captures(board)
     promoting = board.pawns & board.occupied_co[board.turn] & seventh
     if promoting:
         moves += board.generate_pseudo_legal_moves(promoting, ~board.occupied)
-    moves += board.generate_pseudo_legal_ep()
     return moves
 
 

@@ -24,6 +24,7 @@ from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.ordering import (
     SEE_VALUES,
     History,
+    captures,
     is_quiet,
     loses_exchange,
     move_index,
@@ -428,8 +429,7 @@ class Searcher:
             best = stand
             if stand > alpha:
                 alpha = stand
-            moves = typed_captures(board, list(board.generate_pseudo_legal_captures())
-                                   + _queen_promotions(board))
+            moves = typed_captures(board, captures(board) + _queen_promotions(board))
         original_alpha = alpha
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
         exposed = _exposure(board)
