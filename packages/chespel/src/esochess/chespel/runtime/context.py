@@ -45,9 +45,10 @@ class Context:
         self.flags = flags
         self.threshold = threshold
         self.occupied_co = board.occupied_co
-        self._attacks: dict[int, int] = {}
-        self._attackers: dict[int, int] = {}
-        self._attacked: list[int | None] = [None, None]
+        # Attack data is made on first use: most evaluations never ask for it.
+        self._attacks: dict[int, int] | None = None
+        self._attackers: dict[int, int] | None = None
+        self._attacked: list[int | None] | None = None
         self.ticks = TICK_INTERVAL
         self.interrupt = interrupt
 
@@ -60,28 +61,37 @@ class Context:
 
     def attacks(self, square: int) -> int:
         """Attack set of the piece on `square`, computed once per position."""
-        mask = self._attacks.get(square)
+        cache = self._attacks
+        if cache is None:
+            cache = self._attacks = {}
+        mask = cache.get(square)
         if mask is None:
-            mask = self._attacks[square] = self.board.attacks_mask(square)
+            mask = cache[square] = self.board.attacks_mask(square)
         return mask
 
     def attackers(self, color: bool, square: int) -> int:
         """Pieces of `color` attacking `square`, computed once per position."""
         key = square * 2 + color
-        mask = self._attackers.get(key)
+        cache = self._attackers
+        if cache is None:
+            cache = self._attackers = {}
+        mask = cache.get(key)
         if mask is None:
-            mask = self._attackers[key] = self.board.attackers_mask(color, square)
+            mask = cache[key] = self.board.attackers_mask(color, square)
         return mask
 
     def attacked(self, color: bool) -> int:
         """Every cell some piece of `color` attacks: one attack set per side and position
         (a cell is in it exactly when `attackers(color, cell)` is not empty)."""
-        mask = self._attacked[color]
+        cache = self._attacked
+        if cache is None:
+            cache = self._attacked = [None, None]
+        mask = cache[color]
         if mask is None:
             mask = 0
             for square in scan_forward(self.occupied_co[color]):
                 mask |= self.attacks(square)
-            self._attacked[color] = mask
+            cache[color] = mask
         return mask
 
     def color_at(self, square: int) -> bool:
