@@ -141,3 +141,25 @@ def test_every_library_entry_has_a_total_runtime_function(seed: int) -> None:
                 function(ctx, rng.random() < 0.5, receiver, *arguments, *extra)
             except ChespelRuntimeError:
                 pass
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_player_pawn_lists_agree_with_the_piece_tests(seed: int) -> None:
+    """`me.doubledPawns`, `isolatedPawns`, `passedPawns` (computed on the bitboards) hold
+    exactly the pawns whose `doubledPawn`, `isolatedPawn`, `passedPawn` hold."""
+    import random
+
+    import chess
+
+    from esochess.chespel.runtime import library as lib
+    from esochess.chespel.runtime.context import Context
+
+    board = random_walk(random.Random(seed), 120)
+    ctx = Context(board, 0)
+    for player in (chess.WHITE, chess.BLACK):
+        pawns = list(chess.scan_forward(board.pieces_mask(chess.PAWN, player)))
+        for many, one in ((lib.Player_doubledPawns, lib.Piece_doubledPawn),
+                          (lib.Player_isolatedPawns, lib.Piece_isolatedPawn),
+                          (lib.Player_passedPawns, lib.Piece_passedPawn)):
+            assert many(ctx, True, player) == [p for p in pawns if one(ctx, True, p)], board.fen()

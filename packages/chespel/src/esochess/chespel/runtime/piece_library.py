@@ -205,20 +205,19 @@ def _own_pawns(ctx: Context, p: int) -> tuple[bool, int] | None:
     return color, ctx.board.pieces_mask(chess.PAWN, color)
 
 
-def _adjacent_files(p: int) -> int:
-    file = p & 7
-    mask = 0
-    if file > 0:
-        mask |= chess.BB_FILES[file - 1]
-    if file < 7:
-        mask |= chess.BB_FILES[file + 1]
-    return mask
+_ADJACENT_FILES = tuple((chess.BB_FILES[file - 1] if file > 0 else 0)
+                        | (chess.BB_FILES[file + 1] if file < 7 else 0) for file in range(8))
+
+
+def adjacent_files(p: int) -> int:
+    """The columns next to p's column."""
+    return _ADJACENT_FILES[p & 7]
 
 
 def Piece_isolatedPawn(ctx: Context, me: bool, p: int) -> bool:
     """A pawn with no own pawn on the adjacent columns."""
     own = _own_pawns(ctx, p)
-    return own is not None and not own[1] & _adjacent_files(p)
+    return own is not None and not own[1] & adjacent_files(p)
 
 
 def Piece_doubledPawn(ctx: Context, me: bool, p: int) -> bool:
@@ -227,7 +226,7 @@ def Piece_doubledPawn(ctx: Context, me: bool, p: int) -> bool:
     return own is not None and bool(own[1] & chess.BB_FILES[p & 7] & ~BB_SQUARES[p])
 
 
-def _ahead(color: bool, p: int) -> int:
+def ahead(color: bool, p: int) -> int:
     """Cells on rows further forward than p's row, for `color`."""
     row = p >> 3
     if color:
@@ -242,7 +241,7 @@ def Piece_passedPawn(ctx: Context, me: bool, p: int) -> bool:
         return False
     color = own[0]
     enemy = ctx.board.pieces_mask(chess.PAWN, not color)
-    return not enemy & (chess.BB_FILES[p & 7] | _adjacent_files(p)) & _ahead(color, p)
+    return not enemy & (chess.BB_FILES[p & 7] | adjacent_files(p)) & ahead(color, p)
 
 
 def Piece_backwardPawn(ctx: Context, me: bool, p: int) -> bool:
@@ -251,8 +250,8 @@ def Piece_backwardPawn(ctx: Context, me: bool, p: int) -> bool:
     if own is None:
         return False
     color, pawns = own
-    neighbours = pawns & _adjacent_files(p)
-    if not neighbours or neighbours & ~_ahead(color, p):
+    neighbours = pawns & adjacent_files(p)
+    if not neighbours or neighbours & ~ahead(color, p):
         return False
     front = p + 8 if color else p - 8
     if not 0 <= front < 64:

@@ -19,13 +19,12 @@ from esochess.chespel.runtime.context import (
 from esochess.chespel.runtime.piece_library import (
     Piece_advancedPawn,
     Piece_backwardPawn,
-    Piece_doubledPawn,
     Piece_exposed,
     Piece_guarded,
     Piece_hanged,
-    Piece_isolatedPawn,
-    Piece_passedPawn,
     Piece_pinned,
+    adjacent_files,
+    ahead,
 )
 from esochess.chespel.runtime.positions import (
     BLACK_KING_SIDE,
@@ -158,13 +157,15 @@ def Player_advancedPawns(ctx: Context, me: bool, pl: bool) -> list[int]:
 
 
 def Player_isolatedPawns(ctx: Context, me: bool, pl: bool) -> list[int]:
-    """The player's isolated pawns."""
-    return _pawns_where(ctx, me, pl, Piece_isolatedPawn)
+    """The player's isolated pawns (`Piece.isolatedPawn` of each, on the bitboards)."""
+    pawns = ctx.board.pieces_mask(chess.PAWN, pl)
+    return [sq for sq in scan_forward(pawns) if not pawns & adjacent_files(sq)]
 
 
 def Player_doubledPawns(ctx: Context, me: bool, pl: bool) -> list[int]:
-    """The player's doubled pawns."""
-    return _pawns_where(ctx, me, pl, Piece_doubledPawn)
+    """The player's doubled pawns (`Piece.doubledPawn` of each, on the bitboards)."""
+    pawns = ctx.board.pieces_mask(chess.PAWN, pl)
+    return [sq for sq in scan_forward(pawns) if pawns & chess.BB_FILES[sq & 7] & ~BB_SQUARES[sq]]
 
 
 def Player_backwardPawns(ctx: Context, me: bool, pl: bool) -> list[int]:
@@ -173,8 +174,10 @@ def Player_backwardPawns(ctx: Context, me: bool, pl: bool) -> list[int]:
 
 
 def Player_passedPawns(ctx: Context, me: bool, pl: bool) -> list[int]:
-    """The player's passed pawns."""
-    return _pawns_where(ctx, me, pl, Piece_passedPawn)
+    """The player's passed pawns (`Piece.passedPawn` of each, on the bitboards)."""
+    enemy = ctx.board.pieces_mask(chess.PAWN, not pl)
+    return [sq for sq in scan_forward(ctx.board.pieces_mask(chess.PAWN, pl))
+            if not enemy & (chess.BB_FILES[sq & 7] | adjacent_files(sq)) & ahead(pl, sq)]
 
 
 def Player_guardedPieces(ctx: Context, me: bool, pl: bool) -> list[int]:
