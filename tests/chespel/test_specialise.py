@@ -93,9 +93,10 @@ def test_the_specialised_shapes_are_recognised() -> None:
     special, plain = generate(result), generate(result, specialise=False)
     assert special.count("_SQ.square_table(") == 6  # material, 4 tables, endgame material
     # cached by placement: pawnSquares, kingShelter, pawnStructure, activeKing, passedPawns
-    # (pawns and kings), endgameRocks (pawns, rooks) and, being symmetric, the knight,
-    # bishop and king tables (by knights, bishops, kings); not pieces (three types)
-    assert special.count("_raw(ctx, me):") == 9
+    # (pawns and kings), pieces (pawns, bishops, rooks), endgameRocks (pawns, rooks) and,
+    # being symmetric, the knight, bishop and king tables (by knights, bishops, kings)
+    assert special.count("_raw(ctx, me):") == 10
+    assert "_p0 = ctx.board.pawns\n    _p1 = ctx.board.bishops\n    _p2 = ctx.board.rooks" in special
     # a symmetric rule's cache holds both sides: one lookup in the drivers
     assert "+ _rule_2_sym(ctx, c) +" in special
     assert "_rule_5(ctx, c) - _rule_5(ctx, not c)" in special  # kingSafety reads the flags

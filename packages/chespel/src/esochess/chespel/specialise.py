@@ -9,7 +9,7 @@ verbose (justification) functions are always generic.
   both sides (loops over one type, `me.doubledPawns`, `p.passedPawn`, `c.open`,
   `me.king.cell`, `me.bishopPair`, …; PIECE_READS below) is cached by the bitboards of
   those types and the perspective: pawn structure by the pawns, a pawn shelter by pawns
-  and kings, rooks on open columns by pawns and rooks (at most MAX_CACHED_TYPES types).
+  and kings, rooks on open columns by pawns and rooks.
 * **Piece-square terms**: a loop over one piece variable whose conditions fold into its
   bitboard (`player == me`, `type == pawn`, …) or depend only on the piece itself, and
   whose body only adds scores (possibly under `if`s) computed from the piece's own cell,
@@ -75,10 +75,6 @@ placement of those types: pawn structure, pawns and kings (a shelter), pawns and
 piece's own type and colour, which the key also fixes)."""
 CACHE_KEYS = PURE_KEYS | PIECE_READS.keys()
 CACHE_ORDER = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
-MAX_CACHED_TYPES = 2
-"""A rule reading more piece types is not cached: its key changes too often (measured: a
-rule keyed by pawns, bishops and rooks missed on 52-61 % of a search's evaluations, where
-pawns, or pawns and kings, miss on 8-15 %)."""
 PIECE_CACHE_LIMIT = 1 << 16
 """Entries of a placement cache before it is emptied."""
 _COMPARISONS = {"<": ">", "<=": ">=", "==": "==", "!=": "!=", ">": "<", ">=": "<="}
@@ -251,8 +247,7 @@ class Specialiser:
         piece costs about what a cache lookup does. A symmetric rule's cache holds both
         sides' difference (`emit_sym_cache`), one lookup for two evaluations."""
         reads: set[str] = set()
-        if not self.reads_only(rule.body, frozenset(), reads) or not reads \
-                or len(reads) > MAX_CACHED_TYPES:
+        if not self.reads_only(rule.body, frozenset(), reads) or not reads:
             return None
         if not rule.sym and reads != {"pawns"} and self._tables_only(rule.body):
             return None
