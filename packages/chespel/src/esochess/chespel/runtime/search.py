@@ -312,6 +312,9 @@ class Searcher:
         best_move = None
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
         them = board.occupied_co[not board.turn]
+        kings = board.kings
+        ep = board.ep_square
+        pawns = board.pawns
         exposed = _exposure(board)
         tried: list[chess.Move] = []
         # Futility: at the frontier, a quiet move cannot lift a hopeless static score.
@@ -320,8 +323,9 @@ class Searcher:
         index = 0  # moves searched or pruned: the late-move count
         try:
             for move in moves:
+                # (a pawn reaches the en passant cell only by capturing en passant)
                 quiet = not (them & BB_SQUARES[move.to_square]) and move.promotion is None \
-                    and not board.is_en_passant(move)
+                    and not (move.to_square == ep and pawns & BB_SQUARES[move.from_square])
                 # Pruning waits for one legal move searched, so that "no move was searched"
                 # below means mate or stalemate.
                 if quiet and searched and (futile or (
@@ -329,7 +333,7 @@ class Searcher:
                     if not quiet_gives_check(board, move):
                         index += 1
                         continue  # futility and late-move pruning
-                bit = castle_bit(board, move)
+                bit = castle_bit(board, move) if kings & BB_SQUARES[move.from_square] else 0
                 board.push(move)
                 try:
                     if (not in_check and exposed(move.from_square, move.to_square)
