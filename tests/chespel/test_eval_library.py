@@ -147,7 +147,8 @@ def test_every_library_entry_has_a_total_runtime_function(seed: int) -> None:
 @given(st.integers(min_value=0, max_value=10**6))
 def test_player_pawn_lists_agree_with_the_piece_tests(seed: int) -> None:
     """`me.doubledPawns`, `isolatedPawns`, `passedPawns` (computed on the bitboards) hold
-    exactly the pawns whose `doubledPawn`, `isolatedPawn`, `passedPawn` hold."""
+    exactly the pawns whose `doubledPawn`, `isolatedPawn`, `passedPawn` hold, and the
+    passed pawns are those with no enemy pawn ahead on their column or the next ones."""
     import random
 
     import chess
@@ -163,3 +164,9 @@ def test_player_pawn_lists_agree_with_the_piece_tests(seed: int) -> None:
                           (lib.Player_isolatedPawns, lib.Piece_isolatedPawn),
                           (lib.Player_passedPawns, lib.Piece_passedPawn)):
             assert many(ctx, True, player) == [p for p in pawns if one(ctx, True, p)], board.fen()
+        enemy = board.pieces(chess.PAWN, not player)
+        passed = [p for p in pawns if not any(
+            abs(chess.square_file(e) - chess.square_file(p)) <= 1
+            and (chess.square_rank(e) - chess.square_rank(p)) * (1 if player else -1) > 0
+            for e in enemy)]
+        assert lib.Player_passedPawns(ctx, True, player) == passed, board.fen()

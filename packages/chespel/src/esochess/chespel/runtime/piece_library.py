@@ -199,10 +199,14 @@ def Piece_fork(ctx: Context, me: bool, p: int) -> bool:
 
 
 def _own_pawns(ctx: Context, p: int) -> tuple[bool, int] | None:
-    if ctx.type_at(p) != chess.PAWN:
+    """(colour, that colour's pawns) when a pawn stands on p, else None."""
+    pawns = ctx.board.pawns
+    if not pawns & BB_SQUARES[p]:
         return None
-    color = ctx.color_at(p)
-    return color, ctx.board.pieces_mask(chess.PAWN, color)
+    white = ctx.occupied_co[chess.WHITE]
+    if white & BB_SQUARES[p]:
+        return True, pawns & white
+    return False, pawns & ctx.occupied_co[chess.BLACK]
 
 
 _ADJACENT_FILES = tuple((chess.BB_FILES[file - 1] if file > 0 else 0)
@@ -234,14 +238,19 @@ def ahead(color: bool, p: int) -> int:
     return (1 << (row * 8)) - 1
 
 
+_PASSED_MASKS = tuple(tuple((chess.BB_FILES[p & 7] | _ADJACENT_FILES[p & 7]) & ahead(color, p)
+                            for p in range(64)) for color in (False, True))
+"""Per colour and cell: the cells where an enemy pawn stops a pawn there being passed."""
+
+
 def Piece_passedPawn(ctx: Context, me: bool, p: int) -> bool:
     """No enemy pawn ahead on its column or the adjacent ones."""
     own = _own_pawns(ctx, p)
     if own is None:
         return False
     color = own[0]
-    enemy = ctx.board.pieces_mask(chess.PAWN, not color)
-    return not enemy & (chess.BB_FILES[p & 7] | adjacent_files(p)) & ahead(color, p)
+    enemy = ctx.board.pawns & ctx.occupied_co[not color]
+    return not enemy & _PASSED_MASKS[color][p]
 
 
 def Piece_backwardPawn(ctx: Context, me: bool, p: int) -> bool:
