@@ -241,7 +241,7 @@ def test_moves_that_cannot_expose_the_king_are_legal(seed: int) -> None:
             assert board.is_legal(move), (board.fen(), move)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.integers(min_value=0, max_value=10**6))
 def test_captures_order_like_python_chess_captures(seed: int) -> None:
     """The captures generated without castling (king captures last) sort into the order
@@ -249,3 +249,21 @@ def test_captures_order_like_python_chess_captures(seed: int) -> None:
     board = random_walk(random.Random(seed), 120)
     assert typed_captures(board, captures(board)) == typed_captures(
         board, list(board.generate_pseudo_legal_captures()))
+    expected = list(board.generate_pseudo_legal_captures())
+    king = [m for m in expected if board.kings & chess.BB_SQUARES[m.from_square]]
+    ep = [m for m in expected if board.is_en_passant(m)]
+    rest = [m for m in expected if m not in king and m not in ep]
+    assert captures(board) == rest + king + ep, board.fen()
+
+
+@pytest.mark.parametrize("fen", [
+    "r1n1k3/1P6/8/8/8/8/8/4K3 w - - 0 1",  # captures with promotion, both sides of b7
+    "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",  # en passant
+    "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",  # the king captures
+    "3rk3/8/8/8/8/8/1p6/R1N1K3 b - - 0 1",  # black promotes capturing
+])
+def test_captures_with_promotion_en_passant_and_the_king(fen: str) -> None:
+    board = chess.Board(fen)
+    expected = list(board.generate_pseudo_legal_captures())
+    assert sorted(captures(board), key=str) == sorted(expected, key=str)
+    assert typed_captures(board, captures(board)) == typed_captures(board, expected)

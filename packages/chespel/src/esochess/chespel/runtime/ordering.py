@@ -8,7 +8,7 @@ Everything here is deterministic: ties keep the move generator's order.
 from __future__ import annotations
 
 import chess
-from chess import BB_SQUARES
+from chess import BB_SQUARES, scan_reversed
 
 SEE_VALUES = (0, 1000, 3000, 3000, 5000, 9000, 100_000)
 """Exchange values in milli-units (pawn = 1.000), indexed by python-chess piece type."""
@@ -132,20 +132,50 @@ class History:
 
 
 def captures(board: chess.Board) -> list[chess.Move]:
-    """`board.generate_pseudo_legal_captures()`, except that the king's captures come
-    last, and without asking for castling moves (which are never captures). Sorted by
-    `typed_captures`, they come in the same order: only a king capture has the king's
-    attacker weight, so where it stands before sorting changes no tie."""
-    ours = board.occupied_co[board.turn]
-    them = board.occupied_co[not board.turn]
-    moves = list(board.generate_pseudo_legal_moves(~board.kings & chess.BB_ALL, them))
+    """`board.generate_pseudo_legal_captures()`, computed from python-chess's attack tables
+    without its move generator (which also asks for castling moves, never captures),
+    except that the king's captures come last. Sorted by `typed_captures`, they come in
+    the same order: only a king capture has the king's attacker weight, so where it
+    stands before sorting changes no tie."""
+    turn = board.turn
+    ours = board.occupied_co[turn]
+    them = board.occupied_co[not turn]
+    occupied = board.occupied
+    knights = board.knights
+    diagonal = board.bishops | board.queens
+    straight = board.rooks | board.queens
+    move = chess.Move
+    moves = []
+    # python-chess's order: pieces by origin (highest first), targets highest first.
+    for origin in scan_reversed(ours & ~board.pawns & ~board.kings):
+        bit = BB_SQUARES[origin]
+        if knights & bit:
+            attacks = chess.BB_KNIGHT_ATTACKS[origin]
+        else:
+            attacks = 0
+            if diagonal & bit:
+                attacks = chess.BB_DIAG_ATTACKS[origin][chess.BB_DIAG_MASKS[origin] & occupied]
+            if straight & bit:
+                attacks |= (chess.BB_RANK_ATTACKS[origin][chess.BB_RANK_MASKS[origin] & occupied]
+                            | chess.BB_FILE_ATTACKS[origin][chess.BB_FILE_MASKS[origin] & occupied])
+        for target in scan_reversed(attacks & them):
+            moves.append(move(origin, target))
+    pawn_attacks = chess.BB_PAWN_ATTACKS[turn]
+    for origin in scan_reversed(board.pawns & ours):
+        for target in scan_reversed(pawn_attacks[origin] & them):
+            if target >= 56 or target < 8:
+                moves += [move(origin, target, promotion) for promotion in _PROMOTIONS]
+            else:
+                moves.append(move(origin, target))
     king = board.kings & ours
     if king:
         origin = king.bit_length() - 1
-        moves += [chess.Move(origin, target)
-                  for target in chess.scan_reversed(chess.BB_KING_ATTACKS[origin] & them)]
+        moves += [move(origin, target) for target in scan_reversed(chess.BB_KING_ATTACKS[origin] & them)]
     moves += board.generate_pseudo_legal_ep()
     return moves
+
+
+_PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 
 
 def noisy_moves(board: chess.Board) -> list[chess.Move]:
