@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 from test_eval_support import M1, example, program, random_walk
 
 from esochess.chespel.runtime.engine import Engine, Game
-from esochess.chespel.runtime.ordering import captures, quiet_gives_check, typed_captures
+from esochess.chespel.runtime.ordering import (
+    captures,
+    quiet_gives_check,
+    quiet_moves,
+    typed_captures,
+)
 from esochess.chespel.runtime.search import (
     MATE,
     Limits,
@@ -261,9 +266,25 @@ def test_captures_order_like_python_chess_captures(seed: int) -> None:
     "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",  # en passant
     "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",  # the king captures
     "3rk3/8/8/8/8/8/1p6/R1N1K3 b - - 0 1",  # black promotes capturing
+    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",  # castling both ways
 ])
 def test_captures_with_promotion_en_passant_and_the_king(fen: str) -> None:
     board = chess.Board(fen)
     expected = list(board.generate_pseudo_legal_captures())
     assert sorted(captures(board), key=str) == sorted(expected, key=str)
     assert typed_captures(board, captures(board)) == typed_captures(board, expected)
+    them = board.occupied_co[not board.turn]
+    assert quiet_moves(board) == [m for m in board.generate_pseudo_legal_moves()
+                                  if not them & chess.BB_SQUARES[m.to_square]
+                                  and not m.promotion and not board.is_en_passant(m)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_quiet_moves_are_python_chess_quiet_moves_in_its_order(seed: int) -> None:
+    board = random_walk(random.Random(seed), 120)
+    them = board.occupied_co[not board.turn]
+    expected = [m for m in board.generate_pseudo_legal_moves()
+                if not them & chess.BB_SQUARES[m.to_square] and not m.promotion
+                and not board.is_en_passant(m)]
+    assert quiet_moves(board) == expected, board.fen()

@@ -192,14 +192,46 @@ def noisy_moves(board: chess.Board) -> list[chess.Move]:
 
 def quiet_moves(board: chess.Board) -> list[chess.Move]:
     """The other pseudo-legal moves (no capture, promotion or en passant), in the order
-    python-chess generates them: piece moves, castling, pawn pushes."""
-    seventh = chess.BB_RANK_7 if board.turn else chess.BB_RANK_2
-    empty = ~board.occupied & chess.BB_ALL
-    moves = list(board.generate_pseudo_legal_moves(~board.pawns & chess.BB_ALL, empty))
+    python-chess generates them — piece moves (origin and target highest first), castling,
+    single then double pawn pushes — computed from its attack tables."""
+    turn = board.turn
+    ours = board.occupied_co[turn]
+    occupied = board.occupied
+    empty = ~occupied & chess.BB_ALL
+    knights = board.knights
+    kings = board.kings
+    diagonal = board.bishops | board.queens
+    straight = board.rooks | board.queens
+    move = chess.Move
+    moves = []
+    for origin in scan_reversed(ours & ~board.pawns):
+        bit = BB_SQUARES[origin]
+        if knights & bit:
+            attacks = chess.BB_KNIGHT_ATTACKS[origin]
+        elif kings & bit:
+            attacks = chess.BB_KING_ATTACKS[origin]
+        else:
+            attacks = 0
+            if diagonal & bit:
+                attacks = chess.BB_DIAG_ATTACKS[origin][chess.BB_DIAG_MASKS[origin] & occupied]
+            if straight & bit:
+                attacks |= (chess.BB_RANK_ATTACKS[origin][chess.BB_RANK_MASKS[origin] & occupied]
+                            | chess.BB_FILE_ATTACKS[origin][chess.BB_FILE_MASKS[origin] & occupied])
+        for target in scan_reversed(attacks & empty):
+            moves.append(move(origin, target))
     moves += board.generate_castling_moves()
-    if board.ep_square is not None:
-        empty &= ~BB_SQUARES[board.ep_square]  # a push never ends there; a capture does
-    moves += board.generate_pseudo_legal_moves(board.pawns & ~seventh, empty)
+    if turn:
+        pawns = board.pawns & ours & ~chess.BB_RANK_7
+        single = pawns << 8 & empty
+        double = single << 8 & empty & (chess.BB_RANK_3 | chess.BB_RANK_4)
+        step = 8
+    else:
+        pawns = board.pawns & ours & ~chess.BB_RANK_2
+        single = pawns >> 8 & empty
+        double = single >> 8 & empty & (chess.BB_RANK_6 | chess.BB_RANK_5)
+        step = -8
+    moves += [move(target - step, target) for target in scan_reversed(single)]
+    moves += [move(target - 2 * step, target) for target in scan_reversed(double)]
     return moves
 
 
