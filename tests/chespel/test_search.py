@@ -288,3 +288,19 @@ def test_quiet_moves_are_python_chess_quiet_moves_in_its_order(seed: int) -> Non
                 if not them & chess.BB_SQUARES[m.to_square] and not m.promotion
                 and not board.is_en_passant(m)]
     assert quiet_moves(board) == expected, board.fen()
+
+
+def test_the_garbage_collector_is_paused_while_searching_only() -> None:
+    import gc
+
+    seen = []
+    Searcher(MATERIAL).search(chess.Board(), 0, [], Limits(depth=2),
+                              on_iteration=lambda _: seen.append(gc.isenabled()))
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        Searcher(MATERIAL).search(chess.Board(), 0, [], Limits(depth=1))
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()
