@@ -29,14 +29,15 @@ class BodySource:
         self.ns = ns
         self.x = exprs
 
-    def function(self, name: str, body: A.Block | A.Expr, where: str) -> Any:
-        """`def name(m, L)` for a body; None when Python cannot compile it (too deeply
-        nested blocks), so the instruction form is kept."""
-        lines = [f"def {name}(m, L):", *self.lines(body, 1)]
+    def function(self, name: str, body: A.Block | A.Expr, where: str) -> tuple[Any, list[str]]:
+        """`def name(m, L)` for a body, and the body's lines (indentation 1); the function
+        is None when Python cannot compile it (too deeply nested blocks), so the
+        instruction form is kept."""
+        lines = self.lines(body, 1)
         try:
-            return self.ns.define(name, lines, where)
+            return self.ns.define(name, [f"def {name}(m, L):", *lines], where), lines
         except (SyntaxError, RecursionError, MemoryError):
-            return None
+            return None, lines
 
     def lines(self, body: A.Block | A.Expr, depth: int) -> list[str]:
         """The statements of a body at indentation `depth`, ending in a `return`."""

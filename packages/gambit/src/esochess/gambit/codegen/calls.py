@@ -13,6 +13,7 @@ the lookup would cost as much as the body (`cheap`).
 from __future__ import annotations
 
 from esochess.gambit.codegen.emit import Namespace
+from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.program import Code
 
@@ -29,6 +30,9 @@ class CallWrappers:
         # Leaf bodies (cheap, and nothing in them reads the call depth): their wrapper is
         # the body itself, at indentation 2 under the wrapper's `try`.
         self.inline: dict[int, list[str]] = {}
+        # Every other generated body, at indentation 2: a wrapper that does not memoise
+        # runs it in place (`fused_lines`) instead of calling its function.
+        self.fused: dict[int, list[str]] = {}
         # Memo tables named before the wrappers exist, so that call sites can look a
         # result up in place: code id -> (table, flag). The flag is set by `define_all`:
         # None when the wrapper does not memoise, else True when keyed by the instance
@@ -69,6 +73,14 @@ class CallWrappers:
                     continue
                 except (SyntaxError, RecursionError, MemoryError):
                     pass  # nested too deeply for Python: the wrapper calls the body
+            fused = self.fused.get(id(code))
+            if fused is not None and not self.memoised(code):
+                try:
+                    self.ns.define(name, self.fused_lines(name, code, fused),
+                                   f"fn {code.where}")  # fmt: skip
+                    continue
+                except (SyntaxError, RecursionError, MemoryError):
+                    pass  # nested too deeply for Python: the wrapper calls the body
             self.ns.define(name, self.lines(name, code), f"calls of {code.where}")
 
     def leaf_lines(self, name: str, code: Code, body: list[str]) -> list[str]:
@@ -89,6 +101,27 @@ class CallWrappers:
             out.append(f"        L += [None] * ({code.nlocals} - len(L))")
         return out + ["    try:", *body, "    except RunError as err:",
                       f"        err.trail.append(({code.where!r}, pos))", "        raise"]  # fmt: skip
+
+    def fused_lines(self, name: str, code: Code, body: list[str]) -> list[str]:
+        """A wrapper that runs a body in place: the rules of `lines` (depth test and
+        count, `peak`, error trail) around the body's own lines, one Python call fewer.
+        The body's call level is the wrapper's plus one, set before the body runs."""
+        c = self.ns.const(code, "code")
+        out = [
+            f"def {name}(m, pos, L):",
+            LEVEL_LINE,
+            f"    if {LEVEL} >= {CALL_DEPTH_LIMIT} or m.tracing:",
+            f"        return m.call({c}, L, pos)",
+            f"    if {LEVEL} > m.peak:",
+            f"        m.peak = {LEVEL}",
+        ]
+        if code.nlocals:
+            out.append(f"    if {code.nlocals} > len(L):")
+            out.append(f"        L += [None] * ({code.nlocals} - len(L))")
+        return out + ["    m.depth += 1", f"    {LEVEL} += 1", "    try:", *body,
+                      "    except RunError as err:",
+                      f"        err.trail.append(({code.where!r}, pos))", "        raise",
+                      "    finally:", "        m.depth -= 1"]  # fmt: skip
 
     def lines(self, name: str, code: Code) -> list[str]:
         """The source of one wrapper."""

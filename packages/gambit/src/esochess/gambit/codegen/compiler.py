@@ -75,9 +75,11 @@ class SourceCompiler(Compiler):
             return
         if self.leaf(f.decl.body):
             self.calls.inline[id(code)] = self.bodies.lines(f.decl.body, 2)
-        fn = self.bodies.function(self.ns.fresh(f"fn_{f.name}_"), f.decl.body, f"fn {f.name}")
+        fn, lines = self.bodies.function(
+            self.ns.fresh(f"fn_{f.name}_"), f.decl.body, f"fn {f.name}")  # fmt: skip
         if fn is not None:
             code.simple = fn
+            self.calls.fused[id(code)] = ["    " + line for line in lines]
 
     def property(self, info: PropInfo, prop: Prop) -> None:
         """Compile a property; a trait with a block body becomes one generated function."""
@@ -92,9 +94,11 @@ class SourceCompiler(Compiler):
             self.calls.inline[id(prop.code)] = self.bodies.lines(whole, 2)
         if body is None:
             return
-        fn = self.bodies.function(self.ns.fresh(f"trait_{info.name}_"), body, f"trait {info.name}")
+        fn, lines = self.bodies.function(
+            self.ns.fresh(f"trait_{info.name}_"), body, f"trait {info.name}")  # fmt: skip
         if fn is not None:
             prop.code.simple = fn
+            self.calls.fused[id(prop.code)] = ["    " + line for line in lines]
 
     def leaf(self, body: object) -> bool:
         """True for a cheap body that calls nothing, also not through a trait, a property

@@ -52,7 +52,7 @@ class Namespace:
 
     def define(self, name: str, lines: list[str], comment: str = "") -> Callable[..., Any]:
         """Compile `lines` (a complete `def name(...)`) and return the function."""
-        if any(_LEVEL.search(line) for line in lines[1:]):
+        if lines[1:2] != [LEVEL_LINE] and any(_LEVEL.search(line) for line in lines[1:]):
             lines = [lines[0], LEVEL_LINE, *lines[1:]]
         text = "\n".join(lines) + "\n"
         if comment:
