@@ -229,3 +229,44 @@ def test_untested_arguments_and_constant_indexes_fail_as_on_the_interpreter(
     assert "list index 1 out of range" in seen[0][2]
     source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "_tested(m, 'row_of'" not in source and "row_of" in source
+
+
+# Bodies that are not leaves run inside their call wrapper (codegen/calls.py,
+# `fused_lines`): the depth count, the call level their inlined leaf calls see, and the
+# `called from` trail of an error stay those of the interpreter.
+FUSED = """players 1
+
+fixed [int] [XS] = [10, 20, 30]
+state int [base] = 0
+
+fn pick(int i) -> int => XS[i]
+
+fn total(int k) -> int {
+    n = base
+    for i in 1..k: n += pick(i)
+    return n
+}
+
+fn down(int n, int k) -> int {
+    if n == 0: return total(k)
+    return down(n - 1, k)
+}
+
+main() {
+    print(total(3))
+    print(down(5, 3))
+    for n in 994..999: print(down(n, 3))
+}
+"""
+
+
+@pytest.mark.parametrize("last", ["print(down(5, 4))", "print(total(3))"])
+def test_bodies_run_in_their_wrapper_behave_as_calls(last: str, tmp_path: Path) -> None:
+    program = FUSED.replace("    for n in", f"    {last}\n    for n in")
+    seen = run_both(program, tmp_path)
+    assert seen[0] == seen[1]
+    assert seen[0][0] != 0
+    assert seen[0][1].startswith("60\n60\n")
+    assert "called from" in seen[0][2] or "depth limit" in seen[0][2]
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+    assert "# fn total\ndef _cw" in source and "# calls of total" not in source
