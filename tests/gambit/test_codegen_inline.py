@@ -270,3 +270,4 @@ def test_bodies_run_in_their_wrapper_behave_as_calls(last: str, tmp_path: Path) 
     assert "called from" in seen[0][2] or "depth limit" in seen[0][2]
     source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "# fn total\ndef _cw" in source and "# calls of total" not in source
+    assert "_up(_cw" in source  # `down` moves the depth count only around its calls

@@ -12,10 +12,29 @@ the lookup would cost as much as the body (`cheap`).
 
 from __future__ import annotations
 
+import re
+
 from esochess.gambit.codegen.emit import Namespace
-from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE
+from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE, outside_literals
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.program import Code
+
+
+# A call in generated source, and the callees that never read the call depth: the
+# machine's store, memo tables, the value helpers, arithmetic, and `peak` (given its
+# level).
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\(")
+_DEPTH_FREE = re.compile(r"m\.store\.get|_memo\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
+_WRAPPER = re.compile(r"(?<![\w.])(_cw\d+)\(m, ")
+
+
+def depth_free(body: list[str]) -> bool:
+    """True when nothing in `body` reads the call depth except through a call wrapper
+    (which `fused_lines` then calls at the depth it would have seen)."""
+    text = outside_literals("\n".join(body), lambda code: code)
+    if "m.depth" in text or "m.frames" in text:
+        return False
+    return all(_DEPTH_FREE.fullmatch(n) or _WRAPPER.match(n + "(m, ") for n in _CALL.findall(text))
 
 
 class CallWrappers:
@@ -118,6 +137,13 @@ class CallWrappers:
         if code.nlocals:
             out.append(f"    if {code.nlocals} > len(L):")
             out.append(f"        L += [None] * ({code.nlocals} - len(L))")
+        if depth_free(body):
+            # Nothing in the body reads the depth count but the wrappers it calls (an
+            # inlined leaf's slow path): it moves around those calls only.
+            body = [outside_literals(line, lambda code: _WRAPPER.sub(r"_up(\1, m, ", code))
+                    for line in body]  # fmt: skip
+            return out + [f"    {LEVEL} += 1", "    try:", *body, "    except RunError as err:",
+                          f"        err.trail.append(({code.where!r}, pos))", "        raise"]  # fmt: skip
         return out + ["    m.depth += 1", f"    {LEVEL} += 1", "    try:", *body,
                       "    except RunError as err:",
                       f"        err.trail.append(({code.where!r}, pos))", "        raise",

@@ -31,6 +31,15 @@ _HELPER = re.compile(r"(?<![\w.])(?:_[A-Za-z]\w*|m\.read_prop)\(")
 # The call level of the generated function running an inlined call. Code that cannot
 # pause runs at one level from its first line to its last (every call it makes restores
 # the depth), so `Namespace.define` computes it once, at the top of a function using it.
+def outside_literals(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to everything outside its string literals."""
+    out, i = [], 0
+    for lit in _LITERAL.finditer(text):
+        out += [change(text[i:lit.start()]), lit.group(0)]
+        i = lit.end()
+    return "".join([*out, change(text[i:])])
+
+
 LEVEL = "_level"
 LEVEL_LINE = f"    {LEVEL} = m.depth + len(m.frames)"
 

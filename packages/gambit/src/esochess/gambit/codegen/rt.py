@@ -99,7 +99,18 @@ def peak(m: Machine, level: int) -> bool:
     return True
 
 
+def up(wrapper: Any, m: Machine, pos: tuple[int, int], vals: list[Any]) -> Any:
+    """A wrapper's call from a body that runs without moving the depth count: the count
+    one deeper for the call, as the body's own level is."""
+    m.depth += 1
+    try:
+        return wrapper(m, pos, vals)
+    finally:
+        m.depth -= 1
+
+
 HELPERS: dict[str, Any] = {
+    "_up": up,
     "_peak": peak,
     "_one": one,
     "_call": call_known,
