@@ -15,10 +15,9 @@ from __future__ import annotations
 import re
 
 from esochess.gambit.codegen.emit import Namespace
-from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE, outside_literals
+from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE, outside_literals, without_literals
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.program import Code
-
 
 # A call in generated source, and the callees that never read the call depth: the
 # machine's store, memo tables, the value helpers, arithmetic, and `peak` (given its
@@ -31,7 +30,7 @@ _WRAPPER = re.compile(r"(?<![\w.])(_cw\d+)\(m, ")
 def depth_free(body: list[str]) -> bool:
     """True when nothing in `body` reads the call depth except through a call wrapper
     (which `fused_lines` then calls at the depth it would have seen)."""
-    text = outside_literals("\n".join(body), lambda code: code)
+    text = without_literals("\n".join(body))
     if "m.depth" in text or "m.frames" in text:
         return False
     return all(_DEPTH_FREE.fullmatch(n) or _WRAPPER.match(n + "(m, ") for n in _CALL.findall(text))

@@ -40,6 +40,11 @@ def outside_literals(text: str, change: Callable[[str], str]) -> str:
     return "".join([*out, change(text[i:])])
 
 
+def without_literals(text: str) -> str:
+    """`text` with every string literal emptied."""
+    return _LITERAL.sub("''", text)
+
+
 LEVEL = "_level"
 LEVEL_LINE = f"    {LEVEL} = m.depth + len(m.frames)"
 
