@@ -14,8 +14,11 @@ from test_eval_support import M1, example, program, random_walk
 from esochess.chespel.runtime.engine import Engine, Game
 from esochess.chespel.runtime.ordering import (
     captures,
+    king_attacked,
     quiet_gives_check,
     quiet_moves,
+    quiet_promotions,
+    sorted_captures,
     typed_captures,
 )
 from esochess.chespel.runtime.search import (
@@ -261,6 +264,37 @@ def test_captures_order_like_python_chess_captures(seed: int) -> None:
     assert captures(board) == rest + king + ep, board.fen()
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_king_attacked_agrees_with_python_chess(seed: int) -> None:
+    board = random_walk(random.Random(seed), 120)
+    for move in list(board.generate_pseudo_legal_moves())[:12]:
+        board.push(move)
+        assert king_attacked(board, board.turn) == board.is_check(), board.fen()
+        assert king_attacked(board, not board.turn) == board.was_into_check(), board.fen()
+        board.pop()
+
+
+def assert_sorted_captures_agree(board: chess.Board) -> None:
+    extra = quiet_promotions(board)
+    expected = typed_captures(board, captures(board) + extra)
+    found = [(chess.Move(origin, target, promotion), victim, attacker)
+             for _, _, origin, target, promotion, victim, attacker in sorted_captures(board, extra)]
+    assert found == expected, board.fen()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_sorted_captures_equal_typed_captures(seed: int) -> None:
+    """The captures typed from the bitboards while generated, without a Move each, come in
+    `typed_captures`' order with the same piece types (the quiescence search's moves)."""
+    board = random_walk(random.Random(seed), 120)
+    assert_sorted_captures_agree(board)
+    board.turn = not board.turn
+    if board.is_valid():
+        assert_sorted_captures_agree(board)
+
+
 @pytest.mark.parametrize("fen", [
     "r1n1k3/1P6/8/8/8/8/8/4K3 w - - 0 1",  # captures with promotion, both sides of b7
     "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",  # en passant
@@ -273,6 +307,7 @@ def test_captures_with_promotion_en_passant_and_the_king(fen: str) -> None:
     expected = list(board.generate_pseudo_legal_captures())
     assert sorted(captures(board), key=str) == sorted(expected, key=str)
     assert typed_captures(board, captures(board)) == typed_captures(board, expected)
+    assert_sorted_captures_agree(board)
     them = board.occupied_co[not board.turn]
     assert quiet_moves(board) == [m for m in board.generate_pseudo_legal_moves()
                                   if not them & chess.BB_SQUARES[m.to_square]

@@ -182,12 +182,16 @@ def noisy_moves(board: chess.Board) -> list[chess.Move]:
     """The pseudo-legal captures, promotions and en passant captures: `captures` and
     the promotions without capture (ordered by `typed_captures`, they come in the order
     of ordering all pseudo-legal moves)."""
+    return captures(board) + quiet_promotions(board)
+
+
+def quiet_promotions(board: chess.Board) -> list[chess.Move]:
+    """The pseudo-legal promotions without capture, in python-chess's order."""
     seventh = chess.BB_RANK_7 if board.turn else chess.BB_RANK_2
-    moves = captures(board)
     promoting = board.pawns & board.occupied_co[board.turn] & seventh
-    if promoting:
-        moves += board.generate_pseudo_legal_moves(promoting, ~board.occupied)
-    return moves
+    if not promoting:
+        return []
+    return list(board.generate_pseudo_legal_moves(promoting, ~board.occupied))
 
 
 def quiet_moves(board: chess.Board) -> list[chess.Move]:
@@ -246,6 +250,28 @@ def is_quiet(board: chess.Board, move: chess.Move) -> bool:
 def move_index(move: chess.Move | None) -> int:
     """from * 64 + to of a move, -1 for none: with the promotion, what tells moves apart."""
     return -1 if move is None else move.from_square * 64 + move.to_square
+
+
+def king_attacked(board: chess.Board, color: bool) -> bool:
+    """Whether the king of `color` is attacked: `board.is_check()` for the side to move,
+    `board.was_into_check()` for the other, from the attack tables, the cheap attackers
+    (pawns, knights, king) first."""
+    king_bb = board.kings & board.occupied_co[color]
+    if not king_bb:
+        return False
+    king = king_bb.bit_length() - 1
+    them = board.occupied_co[not color]
+    if (chess.BB_PAWN_ATTACKS[color][king] & board.pawns
+            | chess.BB_KNIGHT_ATTACKS[king] & board.knights
+            | chess.BB_KING_ATTACKS[king] & board.kings) & them:
+        return True
+    occupied = board.occupied
+    queens = board.queens
+    return bool(((chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
+                  & (board.bishops | queens))
+                 | ((chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
+                     | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied])
+                    & (board.rooks | queens))) & them)
 
 
 def quiet_gives_check(board: chess.Board, move: chess.Move) -> bool:
@@ -316,6 +342,98 @@ def typed_captures(board: chess.Board,
         scored.append((-weight, index, move, victim, attacker))
     scored.sort()
     return [(entry[2], entry[3], entry[4]) for entry in scored]
+
+
+def sorted_captures(board: chess.Board, extra: list[chess.Move]
+                    ) -> list[tuple[int, int, int, int, int | None, int, int]]:
+    """`typed_captures(board, captures(board) + extra)` (extra: promotions without capture)
+    as (key, index, origin, target, promotion, victim, attacker) in the same order, with the
+    piece types read from the bitboards while the captures are generated and no `Move`
+    made: the quiescence search prunes most captures before playing them."""
+    turn = board.turn
+    ours = board.occupied_co[turn]
+    them = board.occupied_co[not turn]
+    occupied = board.occupied
+    pawns, knights, bishops = board.pawns, board.knights, board.bishops
+    rooks, queens = board.rooks, board.queens
+    minor = knights | bishops
+    diagonal = bishops | queens
+    straight = rooks | queens
+    squares = BB_SQUARES
+    # a victim's sort weight (victim value * 16) and type, by cell
+    weights = [0] * 64
+    types = [0] * 64
+    for mask, weight, kind in ((pawns & them, 16, 1), (knights & them, 48, 2),
+                               (bishops & them, 48, 3), (rooks & them, 80, 4),
+                               (queens & them, 144, 5), (board.kings & them, 0, 6)):
+        while mask:
+            cell = mask.bit_length() - 1
+            mask ^= squares[cell]
+            weights[cell] = weight
+            types[cell] = kind
+    scored: list[tuple[int, int, int, int, int | None, int, int]] = []
+    add = scored.append
+    base = -CAPTURE_BONUS
+    index = 0
+    pieces = ours & ~pawns & ~board.kings
+    while pieces:  # python-chess's order: origin highest first, then target highest first
+        origin = pieces.bit_length() - 1
+        bit = squares[origin]
+        pieces ^= bit
+        if knights & bit:
+            targets = chess.BB_KNIGHT_ATTACKS[origin] & them
+            attacker = 2
+        else:
+            targets = 0
+            if diagonal & bit:
+                targets = chess.BB_DIAG_ATTACKS[origin][chess.BB_DIAG_MASKS[origin] & occupied]
+            if straight & bit:
+                targets |= (chess.BB_RANK_ATTACKS[origin][chess.BB_RANK_MASKS[origin] & occupied]
+                            | chess.BB_FILE_ATTACKS[origin][chess.BB_FILE_MASKS[origin] & occupied])
+            targets &= them
+            attacker = 3 if minor & bit else 4 if rooks & bit else 5
+        cost = base + _ATTACKER[attacker]
+        while targets:
+            target = targets.bit_length() - 1
+            targets ^= squares[target]
+            add((cost - weights[target], index, origin, target, None, types[target], attacker))
+            index += 1
+    pawn_attacks = chess.BB_PAWN_ATTACKS[turn]
+    cost = base + 1
+    ours_pawns = pawns & ours
+    while ours_pawns:
+        origin = ours_pawns.bit_length() - 1
+        ours_pawns ^= squares[origin]
+        targets = pawn_attacks[origin] & them
+        while targets:
+            target = targets.bit_length() - 1
+            targets ^= squares[target]
+            if target >= 56 or target < 8:
+                for promotion in _PROMOTIONS:
+                    add((cost - weights[target] - _VICTIM[promotion] * 16, index, origin,
+                         target, promotion, types[target], 1))
+                    index += 1
+            else:
+                add((cost - weights[target], index, origin, target, None, types[target], 1))
+                index += 1
+    king = board.kings & ours
+    if king:
+        origin = king.bit_length() - 1
+        cost = base + 10
+        for target in scan_reversed(chess.BB_KING_ATTACKS[origin] & them):
+            add((cost - weights[target], index, origin, target, None, types[target], 6))
+            index += 1
+    if board.ep_square is not None:
+        for move in board.generate_pseudo_legal_ep():
+            add((base + 1 - 16, index, move.from_square, move.to_square, None, 1, 1))
+            index += 1
+    for move in extra:
+        promotion = move.promotion
+        add((base + 1 - (_VICTIM[promotion] * 16 if promotion else 0), index,
+             move.from_square, move.to_square, promotion, 0, 1))
+        index += 1
+    scored.sort()
+    return scored
 
 
 def see(board: chess.Board, move: chess.Move) -> int:

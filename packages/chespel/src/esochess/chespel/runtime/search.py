@@ -19,21 +19,20 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
 import chess
-from chess import BB_SQUARES
+from chess import BB_SQUARES, Move
 
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.ordering import (
     SEE_VALUES,
     History,
-    captures,
     is_quiet,
+    king_attacked,
     loses_exchange,
     move_index,
-    noisy_moves,
-    order_captures,
     quiet_gives_check,
     quiet_moves,
-    typed_captures,
+    quiet_promotions,
+    sorted_captures,
 )
 from esochess.chespel.runtime.positions import castle_bit, position_key
 from esochess.chespel.runtime.table import EXACT, LOWER, UPPER, Table
@@ -282,7 +281,7 @@ class Searcher:
         beta = min(beta, MATE - ply - 1)
         if alpha >= beta:
             return alpha
-        in_check = board.is_check()
+        in_check = king_attacked(board, board.turn)
         if in_check and ply < MAX_PLY // 2:
             depth += 1  # check extension
         if depth <= 0 or ply >= MAX_PLY:
@@ -354,14 +353,14 @@ class Searcher:
                 board.push(move)
                 try:
                     if (not in_check and exposed(move.from_square, move.to_square)
-                            and board.was_into_check()):
+                            and king_attacked(board, not board.turn)):
                         continue  # pseudo-legal only: it leaves the king attacked
                     if not searched:
                         score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, flags | bit, True)
                     else:
                         reduction = 0
                         if (depth >= 3 and index >= 3 and quiet and not in_check
-                                and not board.is_check()):
+                                and not king_attacked(board, board.turn)):
                             reduction = 1 if index < 6 or depth < 4 else 2
                         score = -self._negamax(depth - 1 - reduction, -alpha - 1, -alpha,
                                                ply + 1, flags | bit, True)
@@ -410,9 +409,10 @@ class Searcher:
         mark = history.mark()
         killers = [killer for killer in history.killers[min(ply, MAX_PLY + 1)]
                    if killer is not None and move_index(killer) != tt_at]
-        for move in order_captures(board, noisy_moves(board)):
-            if move.from_square * 64 + move.to_square != tt_at or move.promotion != tt_promotion:
-                yield move
+        for _, _, origin, target, promotion, _, _ in sorted_captures(board,
+                                                                     quiet_promotions(board)):
+            if origin * 64 + target != tt_at or promotion != tt_promotion:
+                yield Move(origin, target, promotion)
         tried = [tt_at]
         for killer in killers:
             if is_quiet(board, killer) and board.is_pseudo_legal(killer):
@@ -425,7 +425,7 @@ class Searcher:
     def _quiesce(self, alpha: int, beta: int, ply: int, flags: int, key: Hashable,
                  in_check: bool | None = None) -> int:
         board = self.board
-        if board.is_check() if in_check is None else in_check:
+        if king_attacked(board, board.turn) if in_check is None else in_check:
             evasions = list(board.generate_legal_moves())
             if not evasions:
                 return -(MATE - ply)
@@ -433,7 +433,8 @@ class Searcher:
                 return self._static(key, flags)
             best = -INFINITY
             stand = None
-            moves = [(move, 0, 0) for move in self.history.order(board, evasions, None, ply)]
+            moves = [(0, 0, move.from_square, move.to_square, move.promotion, 0, 0)
+                     for move in self.history.order(board, evasions, None, ply)]
         else:
             stand = self._static(key, flags)
             if not self.program.quiescence or ply >= MAX_PLY or stand >= beta:
@@ -450,17 +451,19 @@ class Searcher:
             best = stand
             if stand > alpha:
                 alpha = stand
-            moves = typed_captures(board, captures(board) + _queen_promotions(board))
+            moves = sorted_captures(board, _queen_promotions(board))
         original_alpha = alpha
         self.repetitions[key] = self.repetitions.get(key, 0) + 1
         exposed = _exposure(board)
         try:
-            for move, victim, attacker in moves:
-                if stand is not None:
+            for _, _, origin, target, promotion, victim, attacker in moves:
+                if stand is None:
+                    move = Move(origin, target, promotion)
+                else:
                     victim = victim or chess.PAWN
-                    if (not move.promotion
-                            and stand + SEE_VALUES[victim] + DELTA_MARGIN <= alpha):
-                        continue  # delta pruning per capture
+                    if not promotion and stand + SEE_VALUES[victim] + DELTA_MARGIN <= alpha:
+                        continue  # delta pruning per capture (the move is not even made)
+                    move = Move(origin, target, promotion)
                     if loses_exchange(board, move, victim, attacker):
                         continue  # SEE pruning
                 self.nodes += 1
@@ -469,7 +472,7 @@ class Searcher:
                 board.push(move)
                 try:
                     if (stand is not None and exposed(move.from_square, move.to_square)
-                            and board.was_into_check()):
+                            and king_attacked(board, not board.turn)):
                         continue  # a pseudo-legal capture that leaves the king attacked
                     child = position_key(board)
                     if self.repetitions.get(child) or _insufficient(board):
@@ -541,9 +544,10 @@ def _exposure(board: chess.Board) -> Callable[[int, int], bool]:
     may leave its king attacked — a king move, en passant (or anything landing on the en
     passant cell), or a piece on a line through the king (it may be pinned). Any other
     pseudo-legal move is legal without playing it out."""
-    king = board.king(board.turn)
-    if king is None:
+    king_bb = board.kings & board.occupied_co[board.turn]
+    if not king_bb:
         return lambda origin, target: True
+    king = king_bb.bit_length() - 1
     rays = chess.BB_RAYS[king]
     ep = board.ep_square
     return lambda origin, target: origin == king or bool(rays[origin]) or target == ep
