@@ -428,9 +428,9 @@ def sorted_captures(board: chess.Board, extra: list[chess.Move]
             add((base + 1 - 16, index, move.from_square, move.to_square, None, 1, 1))
             index += 1
     for move in extra:
-        promotion = move.promotion
-        add((base + 1 - (_VICTIM[promotion] * 16 if promotion else 0), index,
-             move.from_square, move.to_square, promotion, 0, 1))
+        promoted = move.promotion
+        add((base + 1 - (_VICTIM[promoted] * 16 if promoted else 0), index,
+             move.from_square, move.to_square, promoted, 0, 1))
         index += 1
     scored.sort()
     return scored
