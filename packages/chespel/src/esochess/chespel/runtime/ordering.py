@@ -131,58 +131,7 @@ class History:
         return [entry[2] for entry in scored]
 
 
-def captures(board: chess.Board) -> list[chess.Move]:
-    """`board.generate_pseudo_legal_captures()`, computed from python-chess's attack tables
-    without its move generator (which also asks for castling moves, never captures),
-    except that the king's captures come last. Sorted by `typed_captures`, they come in
-    the same order: only a king capture has the king's attacker weight, so where it
-    stands before sorting changes no tie."""
-    turn = board.turn
-    ours = board.occupied_co[turn]
-    them = board.occupied_co[not turn]
-    occupied = board.occupied
-    knights = board.knights
-    diagonal = board.bishops | board.queens
-    straight = board.rooks | board.queens
-    move = chess.Move
-    moves = []
-    # python-chess's order: pieces by origin (highest first), targets highest first.
-    for origin in scan_reversed(ours & ~board.pawns & ~board.kings):
-        bit = BB_SQUARES[origin]
-        if knights & bit:
-            attacks = chess.BB_KNIGHT_ATTACKS[origin]
-        else:
-            attacks = 0
-            if diagonal & bit:
-                attacks = chess.BB_DIAG_ATTACKS[origin][chess.BB_DIAG_MASKS[origin] & occupied]
-            if straight & bit:
-                attacks |= (chess.BB_RANK_ATTACKS[origin][chess.BB_RANK_MASKS[origin] & occupied]
-                            | chess.BB_FILE_ATTACKS[origin][chess.BB_FILE_MASKS[origin] & occupied])
-        for target in scan_reversed(attacks & them):
-            moves.append(move(origin, target))
-    pawn_attacks = chess.BB_PAWN_ATTACKS[turn]
-    for origin in scan_reversed(board.pawns & ours):
-        for target in scan_reversed(pawn_attacks[origin] & them):
-            if target >= 56 or target < 8:
-                moves += [move(origin, target, promotion) for promotion in _PROMOTIONS]
-            else:
-                moves.append(move(origin, target))
-    king = board.kings & ours
-    if king:
-        origin = king.bit_length() - 1
-        moves += [move(origin, target) for target in scan_reversed(chess.BB_KING_ATTACKS[origin] & them)]
-    moves += board.generate_pseudo_legal_ep()
-    return moves
-
-
 _PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
-
-
-def noisy_moves(board: chess.Board) -> list[chess.Move]:
-    """The pseudo-legal captures, promotions and en passant captures: `captures` and
-    the promotions without capture (ordered by `typed_captures`, they come in the order
-    of ordering all pseudo-legal moves)."""
-    return captures(board) + quiet_promotions(board)
 
 
 def quiet_promotions(board: chess.Board) -> list[chess.Move]:
@@ -215,12 +164,7 @@ def quiet_moves(board: chess.Board) -> list[chess.Move]:
         elif kings & bit:
             attacks = chess.BB_KING_ATTACKS[origin]
         else:
-            attacks = 0
-            if diagonal & bit:
-                attacks = chess.BB_DIAG_ATTACKS[origin][chess.BB_DIAG_MASKS[origin] & occupied]
-            if straight & bit:
-                attacks |= (chess.BB_RANK_ATTACKS[origin][chess.BB_RANK_MASKS[origin] & occupied]
-                            | chess.BB_FILE_ATTACKS[origin][chess.BB_FILE_MASKS[origin] & occupied])
+            attacks = slider_attacks(origin, bit, diagonal, straight, occupied)
         for target in scan_reversed(attacks & empty):
             moves.append(move(origin, target))
     moves += board.generate_castling_moves()
@@ -237,6 +181,18 @@ def quiet_moves(board: chess.Board) -> list[chess.Move]:
     moves += [move(target - step, target) for target in scan_reversed(single)]
     moves += [move(target - 2 * step, target) for target in scan_reversed(double)]
     return moves
+
+
+def slider_attacks(origin: int, bit: int, diagonal: int, straight: int, occupied: int) -> int:
+    """The cells a bishop, rook or queen on `origin` (its bit `bit`) attacks: along the
+    diagonals if it is among `diagonal`, along rank and file if among `straight`."""
+    attacks = 0
+    if diagonal & bit:
+        attacks = chess.BB_DIAG_ATTACKS[origin][chess.BB_DIAG_MASKS[origin] & occupied]
+    if straight & bit:
+        attacks |= (chess.BB_RANK_ATTACKS[origin][chess.BB_RANK_MASKS[origin] & occupied]
+                    | chess.BB_FILE_ATTACKS[origin][chess.BB_FILE_MASKS[origin] & occupied])
+    return attacks
 
 
 def is_quiet(board: chess.Board, move: chess.Move) -> bool:
@@ -346,10 +302,13 @@ def typed_captures(board: chess.Board,
 
 def sorted_captures(board: chess.Board, extra: list[chess.Move]
                     ) -> list[tuple[int, int, int, int, int | None, int, int]]:
-    """`typed_captures(board, captures(board) + extra)` (extra: promotions without capture)
-    as (key, index, origin, target, promotion, victim, attacker) in the same order, with the
-    piece types read from the bitboards while the captures are generated and no `Move`
-    made: the quiescence search prunes most captures before playing them."""
+    """`typed_captures(board, list(board.generate_pseudo_legal_captures()) + extra)` (extra:
+    promotions without capture) as (key, index, origin, target, promotion, victim, attacker)
+    in the same order, computed from python-chess's attack tables without its generator
+    (which also asks for castling moves; the king's captures come last here, which changes
+    no tie: only they have the king's attacker weight), the piece types read from the
+    bitboards while generating, and no `Move` made: the quiescence search prunes most
+    captures before playing them."""
     turn = board.turn
     ours = board.occupied_co[turn]
     them = board.occupied_co[not turn]
@@ -384,13 +343,7 @@ def sorted_captures(board: chess.Board, extra: list[chess.Move]
             targets = chess.BB_KNIGHT_ATTACKS[origin] & them
             attacker = 2
         else:
-            targets = 0
-            if diagonal & bit:
-                targets = chess.BB_DIAG_ATTACKS[origin][chess.BB_DIAG_MASKS[origin] & occupied]
-            if straight & bit:
-                targets |= (chess.BB_RANK_ATTACKS[origin][chess.BB_RANK_MASKS[origin] & occupied]
-                            | chess.BB_FILE_ATTACKS[origin][chess.BB_FILE_MASKS[origin] & occupied])
-            targets &= them
+            targets = slider_attacks(origin, bit, diagonal, straight, occupied) & them
             attacker = 3 if minor & bit else 4 if rooks & bit else 5
         cost = base + _ATTACKER[attacker]
         while targets:
