@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pgn_data import LICHESS, masters
+from pgn_data import LICHESS, PROBLEMS, masters
 
 distributed = pytest.importorskip("distributed")
 
@@ -51,9 +51,12 @@ def cql(tmp: Path, query: str, *args: str) -> tuple[int, str, str, bytes]:
     return proc.returncode, TIME.sub(", T s", proc.stdout), proc.stderr, data
 
 
-def _compare(tmp: Path, scheduler: str, name: str, games: str, *extra: str) -> None:
+def _compare(
+    tmp: Path, scheduler: str, name: str, games: str, *extra: str, split: str | None = None
+) -> None:
     local = cql(tmp, QUERIES[name], "--jobs", "1", *extra, games)
-    remote = cql(tmp, QUERIES[name], "--scheduler", scheduler, *extra, games)
+    shared = ("--shared-input", "--split-size", split) if split is not None else ()
+    remote = cql(tmp, QUERIES[name], "--scheduler", scheduler, *shared, *extra, games)
     assert local[0] == 0, local[2]
     assert remote[0] == local[0], remote[2]
     assert remote[1] == local[1]
@@ -124,3 +127,23 @@ def test_unreachable_scheduler_exits_3(tmp_path: Path) -> None:
 def test_standard_input_cannot_go_to_a_cluster(tmp_path: Path) -> None:
     code, _, err, _ = cql(tmp_path, "cql() mate", "--scheduler", "tcp://127.0.0.1:9", "-")
     assert code == 2 and "standard input" in err
+
+
+@pytest.mark.parametrize("split", ["100", "2000", "65536", "1000000"])
+def test_shared_input_workers_read_their_own_ranges(
+    tmp_path: Path, scheduler: str, split: str
+) -> None:
+    """--shared-input: workers cut the file themselves (ranges cutting games in the middle,
+    more ranges than games for the small file); output equals the client-side split."""
+    tiny = tmp_path / "tiny.pgn"
+    tiny.write_bytes(PROBLEMS.read_bytes()[:3000])  # 12 games: 30 ranges of 100 bytes
+    _compare(tmp_path, scheduler, "sorted", str(tiny), split=split)
+    if int(split) < 2000:
+        return
+    _compare(tmp_path, scheduler, "sorted", str(PROBLEMS), split=split)
+    _compare(tmp_path, scheduler, "sum", str(LICHESS), "--gamenumber", "20-300", split=split)
+
+
+def test_shared_input_needs_scheduler(tmp_path: Path) -> None:
+    code, _, err, _ = cql(tmp_path, QUERIES["sum"], "--shared-input", str(PROBLEMS))
+    assert code == 2 and "--shared-input needs --scheduler" in err

@@ -14,7 +14,7 @@ from typing import IO, Any, NoReturn
 
 import click
 
-from esochess.cqlvars import cqldb, distributed, pgnio
+from esochess.cqlvars import cqldb, distributed, pgnio, ranges
 from esochess.cqlvars.checker import name_problem
 from esochess.cqlvars.engine import (
     CompiledQuery,
@@ -110,6 +110,15 @@ class _WithIndex(click.Command):
     metavar="SECONDS", show_default=True,
     help="With --scheduler: give up (exit 3) after this long without any worker.",
 )
+@click.option(
+    "--shared-input", is_flag=True,
+    help="With --scheduler: the workers read the plain PGN files themselves, at the same "
+    "absolute paths (a shared filesystem), instead of this process sending them the games.",
+)
+@click.option(
+    "--split-size", type=click.IntRange(min=1), default=None, metavar="BYTES",
+    help=f"With --shared-input: bytes of input per worker task (default {ranges.SPLIT_SIZE}).",
+)
 @click.option("--quiet", is_flag=True, help="Suppress the automatic match comment.")
 @click.option("--silent", is_flag=True, help="Suppress every comment cql adds.")
 @click.option("--alwayscomment", is_flag=True,
@@ -128,6 +137,8 @@ def main(
     progress: bool,
     scheduler: str | None,
     worker_wait: float,
+    shared_input: bool,
+    split_size: int | None,
     quiet: bool,
     silent: bool,
     alwayscomment: bool,
@@ -136,9 +147,15 @@ def main(
     assigns: tuple[str, ...],
 ) -> None:
     """Entry point of the `cql` console script."""
+    if shared_input and scheduler is None:
+        usage_error("--shared-input needs --scheduler")
+    if split_size is not None and not shared_input:
+        usage_error("--split-size needs --shared-input")
+    split = (split_size or ranges.SPLIT_SIZE) if shared_input else None
     try:
         _main(query, pgn, output, gamenumber, matchcount, jobs, quiet, silent, variations,
-              limit, assigns, progress, scheduler, worker_wait, alwayscomment)  # fmt: skip
+              limit, assigns, progress, scheduler, worker_wait, alwayscomment,
+              split)  # fmt: skip
     except distributed.DistributedError as exc:
         click.echo(f"cql: error: {exc.message}", err=True)
         sys.exit(exc.exit_code)
@@ -170,6 +187,7 @@ def _main(
     scheduler: str | None = None,
     worker_wait: float = distributed.WORKER_WAIT,
     alwayscomment: bool = False,
+    split: int | None = None,
 ) -> None:
     started = time.monotonic()
     if jobs is not None and jobs < 1:
@@ -245,7 +263,7 @@ def _main(
         client = distributed.connect(scheduler, worker_wait=worker_wait)
     try:
         _run(compiled, job, inputs, workers, client, bar, output, game_range, limit,
-             report_to, started, worker_wait,
+             report_to, started, worker_wait, split,
              output if unnamed and output != "-" else None)  # fmt: skip
     finally:
         if client is not None:
@@ -265,6 +283,7 @@ def _run(
     report_to: IO[str],
     started: float,
     worker_wait: float = distributed.WORKER_WAIT,
+    split: int | None = None,
     written_to: str | None = None,
 ) -> None:
     state = compiled.new_state()
@@ -276,7 +295,8 @@ def _run(
     outcomes = evaluate(
         job, inputs, jobs=workers, client=client, first=first, last=last, progress=bar,
         worker=EngineWorker(compiled, state), totals=totals, worker_wait=worker_wait,
-        indexed=cqldb.IndexInput(compiled.necessary),
+        indexed=cqldb.IndexInput(compiled.necessary), shared_input=split is not None,
+        split_size=split or ranges.SPLIT_SIZE,
     )
 
     def emit(line: str, err: bool = False) -> None:

@@ -4,7 +4,8 @@
 The client (the `cql` process) has already compiled the query. Here it connects, checks
 that every worker runs the same `cql` and python-chess versions, and submits one task per
 partition with `retries=2`. A task carries a picklable worker factory (query source plus
-options) and the partition's raw bytes, so workers need no shared filesystem. Results are
+options) and the partition's raw bytes, so workers need no shared filesystem; with
+`--shared-input` it carries a byte range of a file the worker reads itself (ranges.py). Results are
 merged in game order by `parallel.merge`, exactly as for a local pool.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 
 import chess
 
+from esochess.cqlvars import ranges
 from esochess.cqlvars.parallel import (
     GameWorker,
     OutcomeT,
@@ -27,7 +29,7 @@ from esochess.cqlvars.parallel import (
     merge,
     run_partition,
 )
-from esochess.cqlvars.pgnio import Partition
+from esochess.cqlvars.ranges import Work
 from esochess.fen import scheduler
 
 # The `distributed` package is an optional extra, absent from a default install (and so
@@ -38,7 +40,7 @@ Client = Any
 USAGE = 2
 CLUSTER_FAILURE = 3
 
-RETRIES = 2
+RETRIES = ranges.RETRIES
 CONNECT_TIMEOUT = "10s"
 #: Seconds to wait while the cluster has no worker (at start, or after every worker left):
 #: then the run ends with exit 3 instead of waiting for ever (`--worker-wait`).
@@ -123,7 +125,7 @@ def _cached_worker(factory: WorkerFactory[OutcomeT]) -> GameWorker[OutcomeT]:
 
 
 def evaluate_partition(
-    factory: WorkerFactory[OutcomeT], part: Partition
+    factory: WorkerFactory[OutcomeT], part: Work
 ) -> PartitionResult[OutcomeT]:
     """The task body run on a Dask worker: evaluate one partition."""
     return run_partition(_cached_worker(factory), part)
@@ -131,10 +133,10 @@ def evaluate_partition(
 
 def run_dask(
     factory: WorkerFactory[OutcomeT],
-    parts: Iterable[Partition],
+    parts: Iterable[Work],
     client: Client,
     *,
-    on_partition: Callable[[Partition], None] | None = None,
+    on_partition: Callable[[Work], None] | None = None,
     totals: dict[str, int] | None = None,
     worker_wait: float = WORKER_WAIT,
 ) -> Iterator[OutcomeT]:
@@ -167,11 +169,11 @@ def _wait(client: Client, future: Any, worker_wait: float) -> Any:
 
 
 def _results(
-    factory: WorkerFactory[OutcomeT], parts: Iterable[Partition], client: Client,
+    factory: WorkerFactory[OutcomeT], parts: Iterable[Work], client: Client,
     worker_wait: float,
-) -> Iterator[tuple[Partition, PartitionResult[OutcomeT]]]:
+) -> Iterator[tuple[Work, PartitionResult[OutcomeT]]]:
     threads = sum(client.nthreads().values()) or 1
-    window: deque[tuple[Partition, Any]] = deque()
+    window: deque[tuple[Work, Any]] = deque()
     source = iter(parts)
 
     def refill() -> None:

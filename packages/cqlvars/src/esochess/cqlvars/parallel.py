@@ -29,7 +29,8 @@ from esochess.cqlvars.engine import (
     compile_query,
     run_game,
 )
-from esochess.cqlvars.pgnio import GameText, Partition
+from esochess.cqlvars.pgnio import GameText
+from esochess.cqlvars.ranges import Work
 from esochess.fen import processes
 
 OutcomeT = TypeVar("OutcomeT")
@@ -84,7 +85,7 @@ def default_jobs() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def run_partition(worker: GameWorker[OutcomeT], part: Partition) -> PartitionResult[OutcomeT]:
+def run_partition(worker: GameWorker[OutcomeT], part: Work) -> PartitionResult[OutcomeT]:
     """Evaluate every game of `part` with `worker`; stop at the first exception."""
     result: PartitionResult[OutcomeT] = PartitionResult()
     take: Callable[[], Mapping[str, int]] | None = getattr(worker, "take_partial", None)
@@ -131,7 +132,7 @@ def _init_worker(factory: WorkerFactory[object], parent: int) -> None:
     _WORKER = factory()
 
 
-def _run_in_worker(part: Partition) -> PartitionResult[object]:
+def _run_in_worker(part: Work) -> PartitionResult[object]:
     if _WORKER is None:
         raise RuntimeError("pool worker used before its initializer ran")
     return run_partition(_WORKER, part)
@@ -146,9 +147,9 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 def merge(
-    results: Iterable[tuple[Partition, PartitionResult[OutcomeT]]],
+    results: Iterable[tuple[Work, PartitionResult[OutcomeT]]],
     *,
-    on_partition: Callable[[Partition], None] | None = None,
+    on_partition: Callable[[Work], None] | None = None,
     totals: dict[str, int] | None = None,
 ) -> Iterator[OutcomeT]:
     """Yield the outcomes of partition results that arrive in partition order.
@@ -176,10 +177,10 @@ def merge(
 
 def run_local(
     factory: WorkerFactory[OutcomeT],
-    parts: Iterable[Partition],
+    parts: Iterable[Work],
     jobs: int,
     *,
-    on_partition: Callable[[Partition], None] | None = None,
+    on_partition: Callable[[Work], None] | None = None,
     worker: GameWorker[OutcomeT] | None = None,
 ) -> Iterator[OutcomeT]:
     """Yield the outcomes of every game of `parts`, in game order, using `jobs` processes.
@@ -201,15 +202,15 @@ def run_local(
 
 
 def _pool_results(
-    factory: WorkerFactory[OutcomeT], parts: Iterable[Partition], jobs: int
-) -> Iterator[tuple[Partition, PartitionResult[OutcomeT]]]:
+    factory: WorkerFactory[OutcomeT], parts: Iterable[Work], jobs: int
+) -> Iterator[tuple[Work, PartitionResult[OutcomeT]]]:
     executor = ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=_context(),
         initializer=_init_worker,
         initargs=(factory, os.getpid()),
     )
-    window: deque[tuple[Partition, Future[PartitionResult[OutcomeT]]]] = deque()
+    window: deque[tuple[Work, Future[PartitionResult[OutcomeT]]]] = deque()
     source = iter(parts)
     finished = False
 

@@ -441,38 +441,63 @@ def partitions(
     for index, path in enumerate(paths):
         if indexed is not None and indexed.handles(path):
             next_number = yield from indexed.partitions(path, index, next_number, first, last)
-            if last is not None and next_number > last:
-                return
-            continue
-        chunks: list[bytes] = []
-        starts: list[int] = []
-        lines: list[int] = []
-        problems: list[tuple[int, int, str]] = []
-        size = 0
-        pos = 0
-        part_first = 0
-        scanned = scan_file(path, next_number, max_line=max_line, max_game=max_game)
-        for (number, line, data, problem), pos in scanned:
-            next_number = number + 1
-            if last is not None and number > last:
-                break
-            if number < first:
-                continue
-            if not starts:
-                part_first = number
-            if problem is not None:
-                problems.append((len(starts), *problem))
-            starts.append(size)
-            lines.append(line)
-            chunks.append(data)
-            size += len(data)
-            if len(starts) >= max_games or size >= max_bytes:
-                yield _partition(path, part_first, chunks, starts, lines, problems, index, pos)
-                chunks, starts, lines, problems, size = [], [], [], [], 0
-        if starts:
-            yield _partition(path, part_first, chunks, starts, lines, problems, index, pos)
+        else:
+            next_number = yield from file_partitions(
+                path, index, next_number, first, last, max_games=max_games,
+                max_bytes=max_bytes, max_line=max_line, max_game=max_game,
+            )  # fmt: skip
         if last is not None and next_number > last:
             return
+
+
+def file_partitions(
+    path: str,
+    index: int,
+    next_number: int,
+    first: int,
+    last: int | None,
+    *,
+    max_games: int = MAX_PARTITION_GAMES,
+    max_bytes: int = MAX_PARTITION_BYTES,
+    max_line: int = MAX_LINE_BYTES,
+    max_game: int = MAX_GAME_BYTES,
+) -> Generator[Partition, None, int]:
+    """The partitions of one PGN file, games numbered from `next_number`; returns the
+    number after its last game (or after `last`, where reading stopped)."""
+    chunks: list[bytes] = []
+    starts: list[int] = []
+    lines: list[int] = []
+    problems: list[tuple[int, int, str]] = []
+    size = 0
+    pos = 0
+    part_first = 0
+    scanned = scan_file(path, next_number, max_line=max_line, max_game=max_game)
+    for (number, line, data, problem), pos in scanned:
+        next_number = number + 1
+        if last is not None and number > last:
+            break
+        if number < first:
+            continue
+        if not starts:
+            part_first = number
+        if problem is not None:
+            problems.append((len(starts), *problem))
+        starts.append(size)
+        lines.append(line)
+        chunks.append(data)
+        size += len(data)
+        if len(starts) >= max_games or size >= max_bytes:
+            yield _partition(path, part_first, chunks, starts, lines, problems, index, pos)
+            chunks, starts, lines, problems, size = [], [], [], [], 0
+    if starts:
+        yield _partition(path, part_first, chunks, starts, lines, problems, index, pos)
+    return next_number
+
+
+def line_reader(stream: IO[bytes], path: str, lineno: int, at_start: bool) -> _LineReader:
+    """A game splitter over `stream`, as if `lineno` lines (at_start: none) were read
+    before it; it cuts games exactly as `scan_file` does from a game boundary on."""
+    return _LineReader(stream, path, lineno=lineno, at_start=at_start)
 
 
 def _partition(

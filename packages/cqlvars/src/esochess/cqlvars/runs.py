@@ -7,11 +7,11 @@ import itertools
 from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
-from esochess.cqlvars import pgnio
+from esochess.cqlvars import pgnio, ranges
 from esochess.cqlvars.distributed import WORKER_WAIT, run_dask
 from esochess.cqlvars.parallel import GameWorker, OutcomeT, WorkerFactory, run_local
-from esochess.cqlvars.pgnio import Partition
 from esochess.cqlvars.progress import Progress
+from esochess.cqlvars.ranges import Work
 
 
 def evaluate(
@@ -27,23 +27,33 @@ def evaluate(
     totals: dict[str, int] | None = None,
     worker_wait: float | None = None,
     indexed: pgnio.Indexed | None = None,
+    shared_input: bool = False,
+    split_size: int = ranges.SPLIT_SIZE,
 ) -> Generator[OutcomeT, None, None]:
     """Evaluate every game of `paths` (within `[first, last]`); yield outcomes in game order.
 
     `client` (a connected `distributed.Client`) runs the partitions on a cluster;
     otherwise `jobs` local processes do. An input that fits in one partition is evaluated
     in this process whatever `jobs` says (docs/reference/cql.md#command-line: fewer workers for small inputs).
-    `indexed` reads the inputs that are index databases.
+    `indexed` reads the inputs that are index databases. With a client, `shared_input`
+    lets the workers read plain files themselves, in ranges of `split_size` bytes.
     `progress` is told about each finished game and partition. Closing the iterator
     early (`--limit`) stops the work still outstanding. `worker_wait`: how long a cluster
     may stay without workers before the run fails (default `distributed.WORKER_WAIT`).
     """
-    parts = _counted(pgnio.partitions(paths, first=first, last=last, indexed=indexed), progress)
+    work: Iterator[Work]
+    if client is not None and shared_input:
+        work = ranges.plan(
+            paths, client, split_size=split_size, first=first, last=last, indexed=indexed
+        )
+    else:
+        work = pgnio.partitions(paths, first=first, last=last, indexed=indexed)
+    parts = _counted(work, progress)
     on_partition = None
     if progress is not None:
         bar = progress
 
-        def on_partition(part: Partition) -> None:
+        def on_partition(part: Work) -> None:
             bar.reached(part.file_index, part.end_pos)
 
     if client is not None:
@@ -69,7 +79,7 @@ def evaluate(
             close()
 
 
-def _counted(parts: Iterator[Partition], progress: Progress | None) -> Iterator[Partition]:
+def _counted(parts: Iterator[Work], progress: Progress | None) -> Iterator[Work]:
     # The total number of games is known once the boundary scan reaches the end.
     total = 0
     for part in parts:
