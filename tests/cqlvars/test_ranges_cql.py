@@ -122,3 +122,12 @@ def test_any_text_splits_identically(tmp_path: Path, text: list[str], split: int
     path = tmp_path / "any.pgn"
     path.write_bytes("".join(text).encode())
     _compare(path, split)
+
+
+def test_a_worker_that_cannot_open_the_file_reports_it(tmp_path: Path) -> None:
+    path = tmp_path / "gone.pgn"
+    path.write_text('[Event "a"]\n\n1. e4 *\n')
+    (work,) = ranges.plan([str(path)], InlineClient())
+    path.unlink()
+    with pytest.raises(pgnio.InputError, match="gone.pgn"):
+        list(work.games())
