@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pgn_data import LICHESS, PROBLEMS, STUDIES
 
-from esochess.cqlvars import pgnio, ranges
+from esochess.cqlvars import cqldb, pgnio, ranges
+from esochess.cqlvars.engine import RunOptions, compile_query
 from esochess.cqlvars.pgnio import GameText
 
 
@@ -131,3 +132,24 @@ def test_a_worker_that_cannot_open_the_file_reports_it(tmp_path: Path) -> None:
     path.unlink()
     with pytest.raises(pgnio.InputError, match="gone.pgn"):
         list(work.games())
+
+
+@pytest.mark.parametrize("split", [1, 20_000, 10**9])
+def test_index_ranges_read_the_games_of_the_client_side_read(tmp_path: Path, split: int) -> None:
+    db = str(tmp_path / "g.cqldb")
+    cqldb.build(db, [str(PROBLEMS), str(STUDIES)])
+    source = "cql() mate"
+    compiled = compile_query("q.cql", source, {}, RunOptions())
+    index = cqldb.IndexInput(compiled.necessary)
+    for first, last in ((1, None), (100, 950)):
+        paths = [str(PROBLEMS), db]  # numbering continues from a plain file into the index
+        plain = _games(list(pgnio.partitions(paths, first=first, last=last, indexed=index)))
+        work = list(ranges.plan(paths, InlineClient(), split_size=split, first=first,
+                                last=last, indexed=index))  # fmt: skip
+        assert any(isinstance(part, cqldb.IndexRange) for part in work)
+        # (A skipped game is never read: its path is whatever its partition's is.)
+        assert [(g.number, g.skipped or g.path, g.line, g.text) for g in _games(work)] == [
+            (g.number, g.skipped or g.path, g.line, g.text) for g in plain
+        ]
+        if last is None:  # the index both skips and evaluates games
+            assert any(g.skipped for g in plain) and any(not g.skipped for g in plain)

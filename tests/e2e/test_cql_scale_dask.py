@@ -147,3 +147,11 @@ def test_shared_input_workers_read_their_own_ranges(
 def test_shared_input_needs_scheduler(tmp_path: Path) -> None:
     code, _, err, _ = cql(tmp_path, QUERIES["sum"], "--shared-input", str(PROBLEMS))
     assert code == 2 and "--shared-input needs --scheduler" in err
+
+
+def test_shared_input_workers_read_index_ranges(tmp_path: Path, scheduler: str) -> None:
+    """--shared-input over an index database: workers read ranges of game numbers."""
+    db = tmp_path / "g.cqldb"
+    subprocess.run([CQL, "index", str(db), str(PROBLEMS)], check=True, capture_output=True)
+    for split in ("2000", "1000000"):
+        _compare(tmp_path, scheduler, "sorted", str(db), split=split)

@@ -19,6 +19,7 @@ import sqlite3
 import zlib
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +219,64 @@ class IndexInput:
                 yield from _read(db, path, file_index, offset, low, high, total, self.cond,
                                  max_games, max_bytes)
             return number + total
+
+
+    def ranges(
+        self, path: str, file_index: int, number: int, first: int, last: int | None,
+        split_size: int,
+    ) -> Generator[IndexRange, None, int]:
+        """The index's games as ranges of game numbers that the workers read from the
+        database themselves (`--shared-input`), about `split_size` bytes of it each."""
+        with closing(open_index(path)) as db:
+            total = int(db.execute("SELECT count(*) FROM games").fetchone()[0])
+        offset = number - 1
+        low = max(first - offset, 1)
+        high = total if last is None else min(last - offset, total)
+        size = os.path.getsize(path)
+        span = max(1, total * split_size // max(size, 1))
+        for start in range(low, high + 1, span):
+            yield IndexRange(os.path.abspath(path), self.cond, file_index, offset, start,
+                             min(start + span - 1, high), total)  # fmt: skip
+        return number + total
+
+
+@dataclass(frozen=True)
+class IndexRange:
+    """Games `low`..`high` (numbered in the database) of an index, read by a worker."""
+
+    path: str
+    cond: Cond
+    file_index: int
+    offset: int
+    low: int
+    high: int
+    total: int
+
+    @property
+    def first_number(self) -> int:
+        """Number of the first game in the run."""
+        return self.offset + self.low
+
+    @property
+    def last_number(self) -> int:
+        """Number of the last game in the run."""
+        return self.offset + self.high
+
+    @property
+    def end_pos(self) -> int:
+        """Where the range ends in the database file, by count (progress)."""
+        return _position(os.path.getsize(self.path), self.offset, self.last_number, self.total)
+
+    def __len__(self) -> int:
+        return self.high - self.low + 1
+
+    def games(self) -> Iterator[pgnio.GameText]:
+        """Read the games from the database, exactly as the client-side read gives them."""
+        with closing(open_index(self.path)) as db:
+            for part in _read(db, self.path, self.file_index, self.offset, self.low, self.high,
+                              self.total, self.cond, pgnio.MAX_PARTITION_GAMES,
+                              pgnio.MAX_PARTITION_BYTES):  # fmt: skip
+                yield from part.games()
 
 
 def _read(

@@ -407,8 +407,45 @@ def _tell(raw: IO[bytes]) -> int:
         return 0
 
 
+class Work(Protocol):
+    """One task's games: a `Partition` carrying them, or a range a worker reads itself
+    (`ranges.FileRange`, `cqldb.IndexRange`, with `--shared-input`)."""
+
+    @property
+    def path(self) -> str:
+        """The input the games come from."""
+
+    @property
+    def first_number(self) -> int:
+        """Number of the first game."""
+
+    @property
+    def last_number(self) -> int:
+        """Number of the last game."""
+
+    @property
+    def file_index(self) -> int:
+        """Place of the input among the inputs (progress)."""
+
+    @property
+    def end_pos(self) -> int:
+        """Where the games end in the input (progress)."""
+
+    def __len__(self) -> int:
+        """How many games are evaluated or counted as skipped."""
+
+    def games(self) -> Iterator[GameText]:
+        """The games, in order."""
+
+
 class Indexed(Protocol):
     """A reader of inputs that are not PGN files (cqldb.IndexInput)."""
+
+    def ranges(
+        self, path: str, file_index: int, number: int, first: int, last: int | None,
+        split_size: int,
+    ) -> Generator[Work, None, int]:
+        """Like `partitions`, as ranges of about `split_size` bytes that workers read."""
 
     def handles(self, path: str) -> bool:
         """Whether `path` is read by this reader."""

@@ -24,7 +24,7 @@ from typing import IO, Any
 import chess.pgn
 
 from esochess.cqlvars import pgnio
-from esochess.cqlvars.pgnio import GameText, Partition
+from esochess.cqlvars.pgnio import GameText
 
 #: Default `--split-size`: bytes of input per worker task.
 SPLIT_SIZE = 32 * 1024 * 1024
@@ -156,11 +156,12 @@ class FileRange:
                 yield GameText(number, self.path, line, pgnio.decode(data), problem)
 
 
-Work = Partition | FileRange
+Work = pgnio.Work
 
 
 def workers_read(path: str, indexed: pgnio.Indexed | None) -> bool:
-    """Whether the workers read `path` themselves under `--shared-input`: plain files."""
+    """Whether the workers split `path` themselves under `--shared-input`: plain PGN files
+    (index databases are read by the workers in ranges of game numbers)."""
     return (
         path != pgnio.STDIN
         and not pgnio.is_compressed(path)
@@ -179,7 +180,8 @@ def plan(
     indexed: pgnio.Indexed | None = None,
 ) -> Iterator[Work]:
     """The work of a `--shared-input` run, in game order: ranges of the plain files
-    (counted on the cluster), client-side partitions of every other input."""
+    (counted on the cluster) and of the index databases (ranges of game numbers),
+    client-side partitions of compressed files."""
     number = 1
     for index, path in enumerate(paths):
         if workers_read(path, indexed):
@@ -187,7 +189,7 @@ def plan(
                 client, path, index, number, first, last, split_size
             )
         elif indexed is not None and indexed.handles(path):
-            number = yield from indexed.partitions(path, index, number, first, last)
+            number = yield from indexed.ranges(path, index, number, first, last, split_size)
         else:
             number = yield from pgnio.file_partitions(path, index, number, first, last)
         if last is not None and number > last:
