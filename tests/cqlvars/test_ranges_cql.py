@@ -55,8 +55,8 @@ def _compare(path: Path, split: int, first: int = 1, last: int | None = None) ->
                             last=last))  # fmt: skip
     assert all(isinstance(part, ranges.FileRange) for part in work)
     mine = _games(work)
-    assert [(g.number, g.line, g.text, g.problem) for g in mine] == [
-        (g.number, g.line, g.text, g.problem) for g in plain
+    assert [(g.number, g.path, g.line, g.text, g.problem) for g in mine] == [
+        (g.number, g.path, g.line, g.text, g.problem) for g in plain
     ]
     assert sum(len(part) for part in work) == len(plain)
 
@@ -92,6 +92,14 @@ def test_gamenumber_range_and_more_ranges_than_games(tmp_path: Path) -> None:
     path = tmp_path / "two.pgn"
     path.write_text('[Event "a"]\n\n1. e4 *\n\n[Event "b"]\n\n1. d4 *\n')
     _compare(path, 3)  # a dozen ranges for two games
+
+
+def test_a_relative_path_keeps_its_name_in_the_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "rel.pgn").write_text(TRICKY)
+    monkeypatch.chdir(tmp_path)
+    _compare(Path("rel.pgn"), 40)
 
 
 def test_empty_file_gives_no_work(tmp_path: Path) -> None:

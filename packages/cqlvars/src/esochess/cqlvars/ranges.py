@@ -77,18 +77,20 @@ class RangeCount:
 
 
 def _split(
-    path: str, start: int, stop: int, lineno: int, number: int
+    path: str, start: int, stop: int, lineno: int, number: int, name: str | None = None
 ) -> Iterator[tuple[int, tuple[bytes, int, tuple[int, str] | None] | None, int, int]]:
     """Yield (number, game or None at the end, end position, lines read) per game of the
-    range: games whose text starts at `start` or later and before `stop`."""
+    range: games whose text starts at `start` or later and before `stop`. `name`: the
+    path as the user gave it, for messages (default `path`)."""
+    name = path if name is None else name
     try:
         raw = open(path, "rb")
     except OSError as exc:
-        raise pgnio.InputError(path, exc.strerror or str(exc)) from None
+        raise pgnio.InputError(name, exc.strerror or str(exc)) from None
     with raw:
         raw.seek(start)
         counted = _Counted(raw, start)
-        reader = pgnio.line_reader(counted, path, lineno, start == 0)  # type: ignore[arg-type]
+        reader = pgnio.line_reader(counted, name, lineno, start == 0)  # type: ignore[arg-type]
         while True:
             back = len(reader.pushed[0]) if reader.pushed is not None else 0
             here = counted.pos - back
@@ -116,9 +118,11 @@ def count_range(path: str, start: int, stop: int, guess: bool) -> RangeCount:
 class FileRange:
     """The evaluate task's input: games of `path` whose text starts in [start, stop),
     numbered from `first_number`, the first on a line after `lines_before` lines.
-    Only games numbered within [first, last] are evaluated."""
+    Only games numbered within [first, last] are evaluated. `path` is the file as the user
+    named it (in messages), `location` its absolute path (what the worker opens)."""
 
     path: str
+    location: str
     start: int
     stop: int
     first_number: int
@@ -147,7 +151,8 @@ class FileRange:
 
     def games(self) -> Iterator[GameText]:
         """Read the range's games from the file, as the client-side split cuts them."""
-        split = _split(self.path, self.start, self.stop, self.lines_before, self.first_number)
+        split = _split(self.location, self.start, self.stop, self.lines_before,
+                       self.first_number, self.path)  # fmt: skip
         for number, game, _, _ in split:
             if game is None or (self.last is not None and number > self.last):
                 return
@@ -200,11 +205,11 @@ def _file_ranges(
     client: Any, path: str, index: int, number: int, first: int, last: int | None,
     split_size: int,
 ) -> Generator[FileRange, None, int]:
-    path = os.path.abspath(path)
-    size = os.path.getsize(path)
+    location = os.path.abspath(path)
+    size = os.path.getsize(location)
     cuts = list(range(0, size, max(1, split_size))) + [size]
     futures = [
-        client.submit(count_range, path, low, high, low > 0, retries=RETRIES, pure=False)
+        client.submit(count_range, location, low, high, low > 0, retries=RETRIES, pure=False)
         for low, high in zip(cuts, cuts[1:], strict=False)
     ]
     try:
@@ -215,9 +220,9 @@ def _file_ranges(
     for high, count in zip(cuts[1:], counts, strict=True):
         if count.start != expected:  # the guess was not a game boundary: count again
             count = client.submit(
-                count_range, path, expected, high, False, retries=RETRIES, pure=False
+                count_range, location, expected, high, False, retries=RETRIES, pure=False
             ).result()
-        work = FileRange(path, count.start, count.end, number, lines, count.games, first,
+        work = FileRange(path, location, count.start, count.end, number, lines, count.games, first,
                          last, index)  # fmt: skip
         if len(work):
             yield work
