@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from esochess.gambit.codegen.emit import Namespace
-from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE, outside_literals, without_literals
+from esochess.gambit.codegen.inline import LEVEL, outside_literals, without_literals
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.program import Code
 
@@ -101,22 +101,28 @@ class CallWrappers:
                     pass  # nested too deeply for Python: the wrapper calls the body
             self.ns.define(name, self.lines(name, code), f"calls of {code.where}")
 
+    def head(self, name: str, code: Code, level: str, args: str) -> list[str]:
+        """The opening every wrapper that runs its body shares: the call level, the depth
+        limit (and tracing) handed to the machine, `peak`, and the locals padded out."""
+        c = self.ns.const(code, "code")
+        out = [
+            f"def {name}(m, pos, {args}):",
+            f"    {level} = m.depth + len(m.frames)",
+            f"    if {level} >= {CALL_DEPTH_LIMIT} or m.tracing:",
+            f"        return m.call({c}, {args}, pos)",
+            f"    if {level} > m.peak:",
+            f"        m.peak = {level}",
+        ]
+        if code.nlocals:
+            out.append(f"    if {code.nlocals} > len({args}):")
+            out.append(f"        {args} += [None] * ({code.nlocals} - len({args}))")
+        return out
+
     def leaf_lines(self, name: str, code: Code, body: list[str]) -> list[str]:
         """A wrapper that runs a leaf body in place. The body calls nothing, so nothing
         in it reads the call depth: the depth test, `peak` and the error trail are kept,
         the depth count itself need not move."""
-        c = self.ns.const(code, "code")
-        out = [
-            f"def {name}(m, pos, L):",
-            "    level = m.depth + len(m.frames)",
-            f"    if level >= {CALL_DEPTH_LIMIT} or m.tracing:",
-            f"        return m.call({c}, L, pos)",
-            "    if level > m.peak:",
-            "        m.peak = level",
-        ]
-        if code.nlocals:
-            out.append(f"    if {code.nlocals} > len(L):")
-            out.append(f"        L += [None] * ({code.nlocals} - len(L))")
+        out = self.head(name, code, "level", "L")
         return out + ["    try:", *body, "    except RunError as err:",
                       f"        err.trail.append(({code.where!r}, pos))", "        raise"]  # fmt: skip
 
@@ -124,18 +130,7 @@ class CallWrappers:
         """A wrapper that runs a body in place: the rules of `lines` (depth test and
         count, `peak`, error trail) around the body's own lines, one Python call fewer.
         The body's call level is the wrapper's plus one, set before the body runs."""
-        c = self.ns.const(code, "code")
-        out = [
-            f"def {name}(m, pos, L):",
-            LEVEL_LINE,
-            f"    if {LEVEL} >= {CALL_DEPTH_LIMIT} or m.tracing:",
-            f"        return m.call({c}, L, pos)",
-            f"    if {LEVEL} > m.peak:",
-            f"        m.peak = {LEVEL}",
-        ]
-        if code.nlocals:
-            out.append(f"    if {code.nlocals} > len(L):")
-            out.append(f"        L += [None] * ({code.nlocals} - len(L))")
+        out = self.head(name, code, LEVEL, "L")
         if depth_free(body):
             # Nothing in the body reads the depth count but the wrappers it calls (an
             # inlined leaf's slow path): it moves around those calls only.
@@ -173,16 +168,7 @@ class CallWrappers:
         body = self.ns.const(code.simple, "body") if code.simple is not None else None
         if body is None:
             return out + [f"    return m.call({c}, vals, pos)"]
-        out += [
-            "    level = m.depth + len(m.frames)",
-            f"    if level >= {limit} or m.tracing:",
-            f"        return m.call({c}, vals, pos)",
-            "    if level > m.peak:",
-            "        m.peak = level",
-        ]
-        if code.nlocals:
-            out.append(f"    if {code.nlocals} > len(vals):")
-            out.append(f"        vals += [None] * ({code.nlocals} - len(vals))")
+        out = self.head(name, code, "level", "vals")
         out += [
             "    m.depth += 1",
             "    try:",
