@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import io
 import os
+import subprocess
+import sys
 from dataclasses import dataclass
 
 import chess.pgn
@@ -186,3 +188,28 @@ def test_engine_outcomes_do_not_depend_on_partition_size() -> None:
             reference = got
         assert got == reference
     assert reference is not None and any(o.matched for o in reference)
+
+
+STOP_WHILE_WORKERS_SEND = """
+import sys
+from esochess.cqlvars import parallel, pgnio
+
+class Bulky:
+    # Outcomes far larger than a pipe holds: the workers are still sending when stopped.
+    def run_game(self, game):
+        return b"x" * 4_000_000
+
+for attempt in range(5):
+    outcomes = parallel.run_local(Bulky, pgnio.partitions([sys.argv[1]], last=64, max_games=4), 2)
+    next(outcomes)
+    outcomes.close()
+print("stopped")
+"""
+
+
+def test_stopping_while_workers_send_results_lets_the_process_exit() -> None:
+    # A worker ended half-way through writing a result used to leave the pool's manager
+    # thread waiting for the rest of it, and the command hung after its last line.
+    proc = subprocess.run([sys.executable, "-c", STOP_WHILE_WORKERS_SEND, LICHESS],
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (0, "stopped\n"), proc.stderr

@@ -19,6 +19,8 @@ import signal
 import sys
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.process import BaseProcess
 
 #: From <linux/prctl.h>.
 PR_SET_PDEATHSIG = 1
@@ -69,3 +71,34 @@ def die_with_parent(parent: int | None = None) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
         return
     watch_parent(expected)
+
+
+#: Seconds a pool worker is given to end on SIGTERM before it is killed.
+WORKER_GRACE = 2.0
+
+
+def stop_pool(executor: ProcessPoolExecutor, grace: float = WORKER_GRACE) -> None:
+    """End a process pool whose outstanding results are not wanted (a run stopped early).
+
+    The workers get SIGTERM, then SIGKILL after `grace` seconds, so neither this process's
+    exit (which joins the pool's manager thread) nor the machine waits for them. A worker
+    ended while writing a result would leave half a message in the result pipe, and the
+    manager thread would wait for the rest for ever; only the workers write to that pipe,
+    but this process holds a copy of its write end, so that copy is closed first: the
+    workers' deaths then leave no writer, the manager reads end-of-file and winds the pool
+    down as broken (dropping only results nobody wants).
+    """
+    results = getattr(executor, "_result_queue", None)
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        writer.close()
+    workers: list[BaseProcess] = list((getattr(executor, "_processes", None) or {}).values())
+    for process in workers:
+        process.terminate()
+    deadline = time.monotonic() + grace
+    for process in workers:
+        process.join(max(deadline - time.monotonic(), 0.0))
+        if process.is_alive():
+            process.kill()
+            process.join(grace)
+    executor.shutdown(wait=False, cancel_futures=True)

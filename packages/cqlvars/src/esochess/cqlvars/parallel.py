@@ -12,7 +12,6 @@ import multiprocessing
 import multiprocessing.process
 import os
 import pickle
-import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -39,8 +38,6 @@ O_co = TypeVar("O_co", covariant=True)
 #: Partitions in flight per worker: enough to keep every worker busy while the main
 #: process merges, few enough that memory stays bounded by a handful of partitions.
 IN_FLIGHT_PER_JOB = 2
-#: Seconds a pool worker is given to end on SIGTERM before it is killed.
-WORKER_GRACE = 2.0
 
 
 class GameWorker(Protocol[O_co]):
@@ -237,25 +234,12 @@ def _pool_results(
             yield part, result
         finished = True
     finally:
-        if not finished:
+        if finished:
+            executor.shutdown(wait=True)
+        else:
             # Stopped early (--limit, an error, Ctrl-C, SIGTERM): the results still being
             # computed are not wanted, so end the workers now instead of waiting for them.
-            _end_workers(list(getattr(executor, "_processes", {}).values()))
-        executor.shutdown(wait=finished, cancel_futures=True)
-
-
-def _end_workers(workers: list[multiprocessing.process.BaseProcess]) -> None:
-    # SIGTERM first; a worker still alive after a grace period (one signalled before its
-    # initializer restored SIGTERM's default action, or stuck) is killed, so neither this
-    # process's exit (which joins the pool's manager thread) nor the machine waits for it.
-    for process in workers:
-        process.terminate()
-    deadline = time.monotonic() + WORKER_GRACE
-    for process in workers:
-        process.join(max(deadline - time.monotonic(), 0.0))
-        if process.is_alive():
-            process.kill()
-            process.join(WORKER_GRACE)
+            processes.stop_pool(executor)
 
 
 @dataclass(frozen=True)
