@@ -100,6 +100,7 @@ SELECTIVE = [
     "cql() [QqBbNn] == 0 and #R == 1 and #r == 1",
     "cql() flipcolor { Kh8 mate }",
     "cql() move from N capture Q",
+    "cql() mate move previous from N",
 ]
 
 
@@ -143,6 +144,7 @@ ATOMS = [
     "#[Qq] == 0", "#R >= 2", "[RrQq] == 0", "#P < 4", "3 > #n", "A[e4,d4]", "a[e5]",
     "Q attacks k", "x = 1", "move legal count > 30", "Qh5", "Bb5", "ke7", "Kf2", "nd4",
     "R[d7,e7]", "k[a-h1]", "move promote A",
+    "move previous from N", "move previous from [QR]", "move previous from P", "move previous from K",
 ]
 
 
@@ -246,3 +248,35 @@ def test_implied_features_are_summary_features_and_agree() -> None:
                     if compiled.body(ctx):
                         assert holds(compiled.necessary, summary), (game.number, keyword)
                         assert summary.flags & (1 << FEATURES.index(feature))
+
+
+def _mates_by(text: str) -> set[str]:
+    """An independent reading: the type of the piece that moved into each mate (any line)."""
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert game is not None
+    found: set[str] = set()
+    nodes = [game]
+    while nodes:
+        node = nodes.pop()
+        nodes.extend(node.variations)
+        parent = node.parent
+        if parent is not None and node.move and node.board().is_checkmate():
+            mover = parent.board().piece_at(node.move.from_square)
+            assert mover is not None
+            found.add(mover.symbol().upper())
+    return found
+
+
+def test_mate_by_is_the_piece_that_gave_mate() -> None:
+    seen: set[str] = set()
+    for path in (LICHESS, STUDIES, PROBLEMS):
+        for game in pgnio.iter_games([str(path)]):
+            summary = summarize(game.text)
+            if summary.always:
+                continue
+            flagged = {name[-1] for name in FEATURES
+                       if name.startswith("mate_by:") and summary.flags & (1 << FEATURES.index(name))}
+            expected = _mates_by(game.text)
+            assert flagged == expected, game.number
+            seen |= expected
+    assert seen >= set("QRBNP")  # the shipped games have mates by all of these

@@ -13,6 +13,7 @@ Only what is certain is derived; anything else is `ANY` (every game is a candida
   in one conjunction need one position with all of them);
 - a table filter with an `implies` feature (`check`, `mate`, `stalemate`) needs it;
 - `move` needs the features of its `capture`, `promote`, `enpassant`, `castle`, `null`;
+  with `mate` beside it in a conjunction, `move previous from X` needs a mate given by X;
 - `and`, `{…}` and a query body need every part whose earlier siblings cannot stop the run
   (a runtime error) before it is reached; `or` and colour/flip variants need one part.
 
@@ -99,11 +100,25 @@ def necessary(body: Sequence[ast.Node], *, effects: bool) -> Cond:
 
 def _conjunction(parts: Sequence[ast.Node]) -> Cond:
     found: list[Cond] = []
+    reached: list[ast.Node] = []
     for part in parts:
         found.append(_cond(part))
+        reached.append(part)
         if not _safe(part):
             break  # a later part may never be reached: it says nothing
+    found.append(_mate_by(reached))
     return _all(found)
+
+
+def _mate_by(parts: Sequence[ast.Node]) -> Cond:
+    """`mate` and `move previous from X` in one conjunction (one position): X gave mate."""
+    if not any(isinstance(p, ast.Filter) and p.name == "mate" for p in parts):
+        return ANY
+    for part in parts:
+        if (isinstance(part, ast.Move) and part.mode == "previous" and not part.count
+                and not part.null and (movers := _letters(part.from_)) is not None):
+            return _any([Feature(f"mate_by:{t}") for t in sorted(set(movers.upper()))])
+    return ANY
 
 
 def _all(parts: Sequence[Cond]) -> Cond:

@@ -32,7 +32,7 @@ from esochess.fen import files
 
 SUFFIX = ".cqldb"
 #: The layout of the tables; a change of layout or of what a summary means bumps it.
-FORMAT = "1"
+FORMAT = "2"
 #: Most games (evaluated or skipped) in one partition read from an index.
 MAX_SPAN = 1 << 16
 _BATCH = 512

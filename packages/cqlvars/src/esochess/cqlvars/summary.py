@@ -6,8 +6,9 @@ runs with and without `--variations`) gives:
 
 - `occupancy`: per piece (`K` … `p`), the squares it stood on in some position;
 - `materials`: every distinct material signature (12 piece counts) of a position;
-- `flags`: the game features of `FEATURES` (mate, stalemate, captures by piece and of
-  piece, promotions by piece, castling, en passant, null moves) seen anywhere. Check is
+- `flags`: the game features of `FEATURES` (mate and the piece that gave it, stalemate,
+  captures by piece and of piece, promotions by piece, castling, en passant, null moves)
+  seen anywhere. Check is
   not one: nine games in ten have one, and testing every position costs a tenth of reading;
 - `always`: the game must be read whatever the query, because something about it is
   unusual (a PGN error anywhere, a variant, a problem found while splitting the file).
@@ -35,12 +36,14 @@ _TYPES = "PNBRQK"  # chess.PAWN .. chess.KING, 1-based
 
 #: Every game feature, by name; its bit in `flags` is its index. `captured:X` is the type of
 #: the piece taken, `capture_by:X` the type of the piece that took, `promote:X` the piece
-#: promoted to (colour-blind, upper case).
+#: promoted to, `mate_by:X` the type of the piece whose move gave mate (a pawn for a
+#: promotion, a king for castling); all colour-blind, upper case.
 FEATURES: tuple[str, ...] = (
     "mate", "stalemate", "capture", "enpassant", "castle", "null", "promote",
     *(f"captured:{t}" for t in _TYPES),
     *(f"capture_by:{t}" for t in _TYPES),
     *(f"promote:{t}" for t in "NBRQ"),
+    *(f"mate_by:{t}" for t in _TYPES),
 )
 BIT = {name: 1 << index for index, name in enumerate(FEATURES)}
 _MATE, _STALEMATE = BIT["mate"], BIT["stalemate"]
@@ -49,6 +52,7 @@ _CAPTURE, _EP, _CASTLE, _NULL, _PROMOTE = (
 )
 _CAPTURED = [0] + [BIT[f"captured:{t}"] for t in _TYPES]
 _CAPTURE_BY = [0] + [BIT[f"capture_by:{t}"] for t in _TYPES]
+_MATE_BY = [0] + [BIT[f"mate_by:{t}"] for t in _TYPES]
 _PROMOTE_TO = {chess.KNIGHT: BIT["promote:N"], chess.BISHOP: BIT["promote:B"],
                chess.ROOK: BIT["promote:R"], chess.QUEEN: BIT["promote:Q"]}
 STANDARD_VARIANTS = {"", "standard", "chess", "from position"}
@@ -160,7 +164,7 @@ class SummaryVisitor(chess.pgn.BaseVisitor[GameSummary]):
     def _terminal(self, board: chess.Board) -> None:
         """Mate and stalemate can only be where a line ends (or before a null move)."""
         if board.is_checkmate():
-            self.summary.flags |= _MATE
+            self.summary.flags |= _MATE | _MATE_BY[_mover(board)]
         elif board.is_stalemate():
             self.summary.flags |= _STALEMATE
 
@@ -175,6 +179,16 @@ class SummaryVisitor(chess.pgn.BaseVisitor[GameSummary]):
 
     def result(self) -> GameSummary:
         return self.summary
+
+
+def _mover(board: chess.Board) -> int:
+    """The type of the piece that made the move leading to `board` (0: none, or a null move)."""
+    if not board.move_stack or not (move := board.peek()):
+        return 0
+    if move.promotion:
+        return chess.PAWN
+    # Only castling written king-takes-rook leaves the destination empty.
+    return board.piece_type_at(move.to_square) or chess.KING
 
 
 def summarize(text: str) -> GameSummary:
@@ -223,6 +237,7 @@ def from_snapshots(game: LightGame) -> GameSummary:
     _snap_occupancy(before, occ)
     summary.materials.add(_snap_material(before))
     flags = 0
+    piece = 0  # the type of the piece that made the last move
     for node in nodes[1:]:
         after, move = node.snap, node.move
         assert move is not None
@@ -249,7 +264,7 @@ def from_snapshots(game: LightGame) -> GameSummary:
         before = after
     last = board_from(before)
     if last.is_checkmate():
-        flags |= _MATE
+        flags |= _MATE | _MATE_BY[piece]
     elif last.is_stalemate():
         flags |= _STALEMATE
     summary.flags = flags
