@@ -58,6 +58,7 @@ from esochess.gambit.program import (
     Pos,
     Program,
     Prop,
+    store_key,
 )
 from esochess.gambit.results import (
     Committed,
@@ -96,7 +97,9 @@ class Machine:
         self._rng = random.Random(seed)
         # Forks share the parent's RNG until one of them draws from it (copy on write).
         self._rng_owned = True
-        self.store: dict[tuple[int, tuple[Any, ...]], Any] = {}
+        # The game store: one dict per property (indexed by pid), keyed by the instance for
+        # a property of one entity and by the entity tuple otherwise (see `store_key`).
+        self.store: list[dict[Any, Any]] = [{} for _ in program.props]
         self.instances: dict[str, tuple[Inst, ...]] = {t: () for t in program.entity_order}
         self.instances["Player"] = tuple(Inst("Player", k) for k in range(1, players + 1))
         self.frames: list[Frame] = [Frame(program.main, (), -1, None)]
@@ -197,7 +200,7 @@ class Machine:
         m._rng = self._rng
         m._rng_owned = False
         self._rng_owned = False
-        m.store = dict(self.store)
+        m.store = [d.copy() for d in self.store]
         m.instances = dict(self.instances)
         m.frames = [f.copy() for f in self.frames]
         m.pending = self.pending
@@ -387,14 +390,15 @@ class Machine:
         if prop.pid == 0:
             # The predeclared `fixed int [Player number]` (docs/reference/gambit.md#properties).
             return args[0].index
-        key = (prop.pid, args)
-        v = self.store.get(key, UNSET)
+        values = self.store[prop.pid]
+        key = store_key(args)
+        v = values.get(key, UNSET)
         if v is not UNSET:
             return v
         if prop.default is not None:
             v = prop.default(self, list(args) + [None] * prop.default_locals)
             if prop.kind == "fixed":
-                self.store[key] = v
+                values[key] = v
             return v
         if prop.zero is not UNSET:
             return prop.zero
@@ -404,9 +408,10 @@ class Machine:
 
     def write_prop(self, prop: Prop, args: tuple[Any, ...], value: Any, pos: Pos) -> None:
         """Write a state property (tracing the write)."""
-        key = (prop.pid, args)
+        values = self.store[prop.pid]
+        key = store_key(args)
         if self.tracing:
-            old = self.store.get(key, UNSET)
+            old = values.get(key, UNSET)
             if old is UNSET:
                 depth = len(self.frames)
                 try:
@@ -422,7 +427,7 @@ class Machine:
             else:
                 target = "(" + ", ".join(a.ident for a in args) + f").{prop.name}"
             self.trace(pos, f"write {target} = {self.display(value)} (was {shown})")
-        self.store[key] = value
+        values[key] = value
         self.version = versions.fresh()
 
     def create(self, type_name: str) -> Inst:

@@ -81,6 +81,13 @@ class Frame:
         return f
 
 
+def store_key(args: tuple[Any, ...]) -> Any:
+    """The key of a property's values in the machine's store (one dict per property): the
+    instance itself for a property of one entity (a read builds no tuple), else the
+    entity tuple."""
+    return args[0] if len(args) == 1 else args
+
+
 @dataclass
 class Prop:
     """A property at run time."""

@@ -19,11 +19,11 @@ from esochess.gambit.codegen.inline import LEVEL, outside_literals, without_lite
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.program import Code
 
-# A call in generated source, and the callees that never read the call depth: the
-# machine's store, memo tables, the value helpers, arithmetic, and `peak` (given its
-# level).
+# A call in generated source, and the callees that never read the call depth: memo
+# tables, the value helpers, arithmetic, and `peak` (given its level). (A store read,
+# `m.store[pid].get(...)`, is not a call of a name here.)
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\(")
-_DEPTH_FREE = re.compile(r"m\.store\.get|_memo\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
+_DEPTH_FREE = re.compile(r"_memo\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
 _WRAPPER = re.compile(r"(?<![\w.])(_cw\d+)\(m, ")
 
 

@@ -233,8 +233,7 @@ class ExprSource:
                     # A fixed constant (`fixed int [ROWS] = 6`) is its value.
                     return self.ns.const(folded[0], "fixed")
                 t = self.temp()
-                key = self.ns.const((prop.pid, ()), "key")
-                return (f"({t} if ({t} := m.store.get({key}, UNSET)) is not UNSET "
+                return (f"({t} if ({t} := m.store[{prop.pid}].get((), UNSET)) is not UNSET "
                         f"else m.read_prop({self.ns.const(prop, 'prop')}, (), {e.pos!r}))")  # fmt: skip
         return None
 
@@ -261,9 +260,9 @@ class ExprSource:
             return self.call_site(prop.code, e.pos, [obj])
         zero = self.unset_value(prop)
         if zero is not None:
-            return f"m.store.get(({prop.pid}, ({obj},)), {zero})"
+            return f"m.store[{prop.pid}].get({obj}, {zero})"
         v, o = self.temp(), self.temp()
-        return (f"({v} if ({v} := m.store.get(({prop.pid}, (({o} := {obj}),)), UNSET)) "
+        return (f"({v} if ({v} := m.store[{prop.pid}].get(({o} := {obj}), UNSET)) "
                 f"is not UNSET else m.read_prop({pconst}, ({o},), {e.pos!r}))")  # fmt: skip
 
     def unset_value(self, prop: Prop) -> str | None:

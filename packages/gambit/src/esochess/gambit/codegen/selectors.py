@@ -45,10 +45,10 @@ class SelectorSource:
             if prop.pid == 0:
                 read = "x.index"
             elif (zero := self.x.unset_value(prop)) is not None:
-                read = f"m.store.get(({prop.pid}, (x,)), {zero})"
+                read = f"m.store[{prop.pid}].get(x, {zero})"
             else:
                 t = self.x.temp()
-                read = (f"({t} if ({t} := m.store.get(({prop.pid}, (x,)), UNSET)) is not UNSET "
+                read = (f"({t} if ({t} := m.store[{prop.pid}].get(x, UNSET)) is not UNSET "
                         f"else m.read_prop({self.ns.const(prop, 'prop')}, (x,), {en.pos!r}))")  # fmt: skip
             if en.op == "true":
                 test = f"{read} is True"

@@ -254,7 +254,7 @@ class CallRules:
                 else:
                     v = p.zero
                 if v is not UNSET:
-                    m.store[(p.pid, (inst,))] = v
+                    m.store[p.pid][inst] = v
                     written.append((p.pid, v))
             if written:
                 m.touch(inst, written)

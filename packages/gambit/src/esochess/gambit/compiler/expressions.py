@@ -219,7 +219,7 @@ class ExpressionRules:
 
             def fixed(m: Machine, L: list[Any]) -> Any:
                 inst = obj(m, L)
-                v = m.store.get((key_pid, (inst,)), UNSET)
+                v = m.store[key_pid].get(inst, UNSET)
                 if v is UNSET:
                     return m.read_prop(prop, (inst,), pos)
                 return v
@@ -233,7 +233,7 @@ class ExpressionRules:
         def state(m: Machine, L: list[Any]) -> Any:
             # read_prop's store lookup, inlined; defaults, zeros and errors stay there.
             inst = obj(m, L)
-            v = m.store.get((state_pid, (inst,)), UNSET)
+            v = m.store[state_pid].get(inst, UNSET)
             if v is UNSET:
                 return m.read_prop(prop, (inst,), pos)
             return v

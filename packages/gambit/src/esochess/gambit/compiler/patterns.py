@@ -98,7 +98,7 @@ class PatternRules:
             def read(m: Machine, inst: Any, prop: Prop = prop, pos: A.Pos = pos) -> Any:
                 if prop.pid == 0:
                     return inst.index
-                v = m.store.get((prop.pid, (inst,)), UNSET)
+                v = m.store[prop.pid].get(inst, UNSET)
                 return v if v is not UNSET else m.read_prop(prop, (inst,), pos)
 
             t = self.entry_test(en, read, leaves)
