@@ -15,7 +15,7 @@ from typing import Any
 from esochess.gambit.compiler.runtime import SayIllegal
 from esochess.gambit.limits import CALL_DEPTH_LIMIT, OUT_OF_MEMORY, PYTHON_RECURSION_LIMIT
 from esochess.gambit.machine import Machine
-from esochess.gambit.program import OP_EXEC, OP_JF, OP_JUMP, OP_SET
+from esochess.gambit.program import OP_EXEC, OP_JF, OP_JUMP, OP_SET, RETURNS
 from esochess.gambit.results import GambitRuntimeError, IllegalSignal, RunError
 from esochess.gambit.values import NumberTooLong
 
@@ -60,9 +60,9 @@ def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[tuple[Key, li
     Raises `OptionFailed` for a run-time error, as the look-ahead fork would report it.
     """
     assert m.pending is not None
-    dest, options, _ = m.pending
+    _, options, _ = m.pending
     frame = m.frames[-1]
-    test = _predicate(frame.code.instrs, frame.pc, stop)
+    scan = _scanner(frame.code.instrs, frame.pc, stop)
     # Look-ahead forks neither trace nor print, and start with no call depth of their own.
     tracing, silent, depth, peak, skipped = m.tracing, m.silent, m.depth, m.peak, m.skipped_print
     m.tracing, m.silent, m.depth, m.peak = False, True, 0, 0
@@ -71,28 +71,15 @@ def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[tuple[Key, li
     raised = old_limit < PYTHON_RECURSION_LIMIT
     if raised:
         sys.setrecursionlimit(PYTHON_RECURSION_LIMIT)
-    found: list[tuple[Key, list[Any] | None]] = []
     try:
-        for key in keys:
-            m.skipped_print = False
-            L = list(frame.locals)
-            if dest >= 0:
-                L[dest] = tuple(options[i - 1] for i in key) if isinstance(key, tuple) \
-                    else options[key - 1]  # fmt: skip
-            try:
-                if not test(m, L):
-                    continue
-            except IllegalSignal:
-                continue
-            except (RunError, RecursionError, MemoryError, NumberTooLong) as exc:
-                raise OptionFailed(key, _error(m, exc)) from None
-            found.append((key, None if m.skipped_print else L))
+        return scan(m, frame.locals, options, keys)
+    except _Failed as failed:
+        raise OptionFailed(failed.key, _error(m, failed.exc)) from None
     finally:
         m.tracing, m.silent, m.depth, m.peak = tracing, silent, depth, peak
         m.skipped_print = skipped
         if raised:
             sys.setrecursionlimit(old_limit)
-    return found
 
 
 def resume(m: Machine, key: Key, L: list[Any], stop: int) -> None:
@@ -104,23 +91,29 @@ def resume(m: Machine, key: Key, L: list[Any], stop: int) -> None:
     frame.pc = stop
 
 
-# Predicates made so far, by (instruction list, start, stop); the list is kept alive with
-# its function so that its id is not reused.
-_MADE: dict[
-    tuple[int, int, int], tuple[list[tuple[Any, ...]], Callable[[Machine, list[Any]], bool]]
-] = {}
+class _Failed(Exception):
+    """A run-time error `exc` in the legality test of option `key` (inside a scan)."""
+
+    def __init__(self, key: Key, exc: BaseException) -> None:
+        super().__init__(key)
+        self.key = key
+        self.exc = exc
 
 
-def _predicate(
-    instrs: list[tuple[Any, ...]], pc: int, stop: int
-) -> Callable[[Machine, list[Any]], bool]:
-    """Instructions pc..stop (plain ones only: see compiler/legality.py) as one Python
-    function: True when they reach `stop`, False (or IllegalSignal) at an `illegal`.
+_FAILS = (RunError, RecursionError, MemoryError, NumberTooLong)
 
-    Where every jump goes forward, each instruction becomes one guarded line: `s` is the
-    index execution skips to, so the instructions a taken jump passes over do not run,
-    and those from its target on do.
-    """
+Scan = Callable[[Machine, list[Any], Sequence[Any], Sequence[Key]], list[tuple[Key, list[Any] | None]]]
+"""`scan(m, locals, options, keys)`: the legal keys with their locals (see `legal_keys`)."""
+
+# Scans made so far, by (instruction list, start, stop); the list is kept alive with its
+# function so that its id is not reused.
+_MADE: dict[tuple[int, int, int], tuple[list[tuple[Any, ...]], Scan]] = {}
+
+
+def _scanner(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan:
+    """Instructions pc..stop (plain ones only: see compiler/legality.py) run for every
+    option on a copy of the locals, as one Python function: an option is legal when they
+    reach `stop`, not when they reach an `illegal`."""
     made = _MADE.get((id(instrs), pc, stop))
     if made is not None:
         return made[1]
@@ -128,45 +121,94 @@ def _predicate(
         _MADE.clear()
     fn = _generated(instrs, pc, stop)
     if fn is None:
+        dest = instrs[pc - 1][2]
 
-        def fn(m: Machine, L: list[Any]) -> bool:
-            return _run(m, L, instrs, pc, stop)
+        def fn(m: Machine, L0: list[Any], options: Sequence[Any], keys: Sequence[Key]
+               ) -> list[tuple[Key, list[Any] | None]]:  # fmt: skip
+            found: list[tuple[Key, list[Any] | None]] = []
+            for key in keys:
+                m.skipped_print = False
+                L = list(L0)
+                if dest >= 0:
+                    L[dest] = _chosen(options, key)
+                try:
+                    if not _run(m, L, instrs, pc, stop):
+                        continue
+                except IllegalSignal:
+                    continue
+                except _FAILS as exc:
+                    raise _Failed(key, exc) from None
+                found.append((key, None if m.skipped_print else L))
+            return found
 
     _MADE[(id(instrs), pc, stop)] = (instrs, fn)
     return fn
 
 
-def _generated(
-    instrs: list[tuple[Any, ...]], pc: int, stop: int
-) -> Callable[[Machine, list[Any]], bool] | None:
-    """`_predicate` as generated code; None when a jump goes backwards."""
+def _chosen(options: Sequence[Any], key: Key) -> Any:
+    """The value a decision's `choose` gives for option `key`."""
+    return tuple(options[i - 1] for i in key) if isinstance(key, tuple) else options[key - 1]
+
+
+def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None:
+    """`_scanner` as generated code; None when a jump goes backwards.
+
+    Where every jump goes forward, each instruction becomes one guarded line: `s` is the
+    index execution skips to, so the instructions a taken jump passes over do not run,
+    and those from its target on do. A generated expression (the compiled engine's, see
+    `RETURNS`) is pasted into its line, in the namespace of its program; any other
+    instruction function is called.
+    """
     names: dict[str, Any] = {}
-    lines = ["def test(m, L):", "    s = 0"]
+    body: list[str] = []
+    prelude: set[str] = set()
+    scopes: set[int] = set()
+
+    def use(k: int, f: Any) -> str:
+        pasted = RETURNS.get(f)
+        if pasted is None:
+            names[f"f{k}"] = f
+            return f"f{k}(m, L)"
+        level, expr, scope = pasted
+        if id(scope) not in scopes:
+            scopes.add(id(scope))
+            names.update(scope)
+        prelude.add(level)
+        return f"({expr})"
+
     for k in range(pc, stop):
         ins = instrs[k]
         op = ins[0]
-        guard = f"    if s <= {k}"
+        guard = f"            if s <= {k}"
         if op == OP_SET:
-            names[f"f{k}"] = ins[2]
-            lines.append(f"{guard}: L[{ins[1]}] = f{k}(m, L)")
+            body.append(f"{guard}: L[{ins[1]}] = {use(k, ins[2])}")
         elif op == OP_EXEC and isinstance(ins[1], SayIllegal):
-            lines.append(f"{guard}: return False")
+            body.append(f"{guard}: continue")
         elif op == OP_EXEC:
-            names[f"f{k}"] = ins[1]
-            lines.append(f"{guard}: f{k}(m, L)")
+            body.append(f"{guard}: {use(k, ins[1])}")
         elif op == OP_JF:
             if ins[2] <= k:
                 return None
-            names[f"f{k}"] = ins[1]
-            lines.append(f"{guard} and not f{k}(m, L): s = {ins[2]}")
+            body.append(f"{guard} and not {use(k, ins[1])}: s = {ins[2]}")
         else:
             assert op == OP_JUMP
             if ins[1] <= k:
                 return None
-            lines.append(f"{guard}: s = {ins[1]}")
-    lines.append("    return True")
+            body.append(f"{guard}: s = {ins[1]}")
+    dest = instrs[pc - 1][2]
+    names.update(_IllegalSignal=IllegalSignal, _Failed=_Failed, _FAILS=_FAILS, _chosen=_chosen)
+    lines = ["def scan(m, L0, options, keys):", "    found = []"]
+    # The call level is the same for every line (they run at one level, see emit.py).
+    lines += sorted(line for line in prelude if line)
+    lines += ["    for key in keys:", "        m.skipped_print = False", "        L = list(L0)"]
+    if dest >= 0:
+        lines.append(f"        L[{dest}] = options[key - 1] if type(key) is int else _chosen(options, key)")
+    lines += ["        try:", "            s = 0", *body,
+              "        except _IllegalSignal:", "            continue",
+              "        except _FAILS as exc:", "            raise _Failed(key, exc) from None",
+              "        found.append((key, None if m.skipped_print else L))", "    return found"]  # fmt: skip
     exec("\n".join(lines), names)  # noqa: S102 - source generated here from the instructions
-    fn: Callable[[Machine, list[Any]], bool] = names["test"]
+    fn: Scan = names["scan"]
     return fn
 
 
@@ -178,6 +220,8 @@ def _run(m: Machine, L: list[Any], instrs: list[tuple[Any, ...]], pc: int, stop:
         op = ins[0]
         if op == OP_SET:
             L[ins[1]] = ins[2](m, L)
+        elif op == OP_EXEC and isinstance(ins[1], SayIllegal):
+            return False
         elif op == OP_EXEC:
             ins[1](m, L)
         elif op == OP_JF:

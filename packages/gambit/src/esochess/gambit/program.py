@@ -3,6 +3,7 @@ opcodes, `Code` bodies, frames, run-time properties and overloads, and `Program`
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,14 @@ OP_HORIZON = 10  # (op, pos): look-ahead of the turn may stop here (compiler/hor
 Pos = tuple[int, int]
 Evaluator = Callable[["Machine", list[Any]], Any]
 Ev = Evaluator
+
+# Instruction functions `f(m, L)` whose body is `return EXPR` (the compiled engine's
+# generated expressions, local reads), perhaps after a line that sets the call level:
+# (that line or "", EXPR, the names EXPR uses), as Python source. Code that runs several
+# instructions in a row (predicate.py) pastes them into one function.
+RETURNS: weakref.WeakKeyDictionary[Callable[..., Any], tuple[str, str, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 class Code:

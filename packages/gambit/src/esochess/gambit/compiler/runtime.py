@@ -12,6 +12,7 @@ from esochess.gambit import types as T
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.machine import Machine
 from esochess.gambit.program import (
+    RETURNS,
     Code,
     Ev,
     Overload,
@@ -226,7 +227,9 @@ def const(v: Any) -> Ev:
 
 
 def read_slot(slot: int) -> Ev:
-    return lambda m, L: L[slot]
+    read: Ev = lambda m, L: L[slot]  # noqa: E731
+    RETURNS[read] = ("", f"L[{slot}]", {})  # (predicate.py pastes it)
+    return read
 
 
 class SayIllegal:
