@@ -6,6 +6,7 @@ from __future__ import annotations
 from esochess.gambit import versions
 from esochess.gambit.frontend import compile_source
 from esochess.gambit.machine import Machine
+from esochess.gambit.program import Program
 from esochess.gambit.results import Decision
 from esochess.gambit.values import Inst
 
@@ -60,3 +61,41 @@ def test_different_values_give_different_versions() -> None:
     )
     assert versions.after_writes(7, cell, [(1, 0.0)]) != versions.after_writes(7, cell, [(1, 0.0)])
     assert versions.interned((7, "Cell")) != versions.interned((8, "Cell"))
+
+
+REPEATED = """players 2
+entity Cell
+fixed int [Cell row]
+fixed int [Cell c tens] = c.row * 10
+state Player? [Cell owner]
+main() {
+    for r in 1..3: Cell(row: r)
+    x = Player[1] choose [1, 2]
+    Cell(row: x)
+    y = Player[1] choose [1, 2]
+}
+"""
+
+
+def _played(prog: Program, seed: int, answers: list[int]) -> Machine:
+    m = Machine(prog, seed=seed, players=2)
+    for answer in answers:
+        assert isinstance(m.run_until_decision(), Decision)
+        m.choose(answer)
+    m.run_until_decision()
+    return m
+
+
+def test_a_repeated_creation_leaves_what_the_first_one_left() -> None:
+    # The second machine's creations repeat the first one's (same arguments, same
+    # instance version), also after a choice that decides the arguments.
+    prog, errors = compile_source(REPEATED, "r.gmb")
+    assert prog is not None, errors
+    for answers in ([], [1], [2]):
+        first, second = _played(prog, 1, answers), _played(prog, 2, answers)
+        assert second.inst_version == first.inst_version
+        assert second.state_hash_items() == first.state_hash_items()
+        assert second.instances == first.instances
+    late = [_played(prog, s, [x]) for s, x in ((1, 1), (2, 2))]
+    assert [m.read("tens", (Inst("Cell", 4),)) for m in late] == [10, 20]
+    assert late[0].inst_version != late[1].inst_version

@@ -43,6 +43,11 @@ def interned(step: tuple[Any, ...]) -> int:
     return v
 
 
+def interned_writes(written: list[tuple[int, Any]]) -> bool:
+    """True when `after_writes` gives an interned version for these (pid, value) pairs."""
+    return all(type(value) in _SHAREABLE for _, value in written)
+
+
 def after_writes(version: int, inst: Inst, written: list[tuple[int, Any]]) -> int:
     """The instance version after a new instance's properties are set to values, given
     as (pid, value) pairs."""
