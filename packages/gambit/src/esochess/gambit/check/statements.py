@@ -287,6 +287,8 @@ class StatementRules:
                     self.narrow.pop(loc.slot, None)
             return
         vt = self.ex(s.value, None)
+        if isinstance(tgt, A.Name):
+            self.an.types[tgt] = pt  # what the compound assignment reads (the compiler's int `+=`)
         op = s.op[0]
         rt = self.arith(op, pt, vt, s.pos)
         if not isinstance(rt, T.ErrT) and not T.is_subtype(rt, pt):

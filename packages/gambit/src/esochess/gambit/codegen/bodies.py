@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from esochess.gambit import ast as A
+from esochess.gambit import types as T
 from esochess.gambit.analysis import LocalRef
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.expressions import ExprSource
@@ -148,6 +149,11 @@ class BodySource:
             return
         if local and s.op in ("+=", "-=", "*=", "/=", "%="):
             assert isinstance(info, LocalRef)
+            if s.op in ("+=", "-=", "*=") and self.an.types.get(s.target) == T.INT \
+                    and self.an.types.get(s.value) == T.INT and s.value not in self.an.conversions:  # fmt: skip
+                # ints on both sides: Python's operator is Gambit's (no check needed).
+                out.append(f"{pad}L[{info.slot}] = (L[{info.slot}] {s.op[0]} {x.src(s.value)})")
+                return
             arith = self.ns.const(self.c.arith(s.op[0], s.pos), "arith")
             value = x.arith(s.op[0], arith, f"L[{info.slot}]", x.src(s.value))
             out.append(f"{pad}L[{info.slot}] = {value}")

@@ -25,6 +25,23 @@ from esochess.gambit.program import Code
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\(")
 _DEPTH_FREE = re.compile(r"_memo\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
 _WRAPPER = re.compile(r"(?<![\w.])(_cw\d+)\(m, ")
+# The locals list, and a read or write of one of its slots.
+_LOCALS = re.compile(r"(?<![\w.])L(?!\w)")
+_SLOT = re.compile(r"(?<![\w.])L\[(\d+)\]")
+
+
+def python_locals(body: list[str], nlocals: int) -> list[str] | None:
+    """A body whose lines use the locals list only slot by slot (`L[3]`, never `L`
+    itself: no generated selector, map or closure is handed the list) with every slot a
+    Python local `_L3`, read from the list once at the start; None for any other body.
+    Nothing reads the list after a wrapper's body, so nothing else changes."""
+    if _LOCALS.search(_SLOT.sub("", without_literals("\n".join(body)))):
+        return None
+    if not nlocals:
+        return body
+    names = ", ".join(f"_L{k}" for k in range(nlocals))
+    return [f"        {names}, = L",
+            *[outside_literals(line, lambda code: _SLOT.sub(r"_L\1", code)) for line in body]]  # fmt: skip
 
 
 def depth_free(body: list[str]) -> bool:
@@ -123,6 +140,7 @@ class CallWrappers:
         in it reads the call depth: the depth test, `peak` and the error trail are kept,
         the depth count itself need not move."""
         out = self.head(name, code, "level", "L")
+        body = python_locals(body, code.nlocals) or body
         return out + ["    try:", *body, "    except RunError as err:",
                       f"        err.trail.append(({code.where!r}, pos))", "        raise"]  # fmt: skip
 
@@ -131,6 +149,7 @@ class CallWrappers:
         count, `peak`, error trail) around the body's own lines, one Python call fewer.
         The body's call level is the wrapper's plus one, set before the body runs."""
         out = self.head(name, code, LEVEL, "L")
+        body = python_locals(body, code.nlocals) or body
         if depth_free(body):
             # Nothing in the body reads the depth count but the wrappers it calls (an
             # inlined leaf's slow path): it moves around those calls only.
