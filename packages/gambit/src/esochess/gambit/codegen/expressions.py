@@ -378,6 +378,10 @@ class ExprSource:
         if e.op == "+":
             return self.src(e.operand)
         t = self.temp()
+        if e.operand not in self.an.conversions and (
+            isinstance(ot := self.an.types.get(e.operand), (T.ListT, T.SelT)) or ot == T.STR
+        ):
+            return f"len({self.src(e.operand)})"  # a tuple or a string: never none
         length = self.ns.const(B.PURE_IMPL["len"], "builtin")
         return f"({length}({t}) if ({t} := {self.src(e.operand)}) is not None else 0)"
 

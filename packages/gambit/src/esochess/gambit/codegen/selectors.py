@@ -44,7 +44,12 @@ class SelectorSource:
             prop = self.c.props[info.pid]
             if prop.pid == 0:
                 read = "x.index"
-            elif (zero := self.x.unset_value(prop)) is not None:
+            elif (zero := self.x.unset_value(prop)) is not None and prop.kind != "fixed":
+                # The property's dict, looked up once for the instances tested on every
+                # call (reads never replace it).
+                lines.append(f"    s{prop.pid} = m.store[{prop.pid}]")
+                read = f"s{prop.pid}.get(x, {zero})"
+            elif zero is not None:
                 read = f"m.store[{prop.pid}].get(x, {zero})"
             else:
                 t = self.x.temp()
