@@ -271,3 +271,17 @@ def test_bodies_run_in_their_wrapper_behave_as_calls(last: str, tmp_path: Path) 
     source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "# fn total\ndef _cw" in source and "# calls of total" not in source
     assert "_up(_cw" in source  # `down` moves the depth count only around its calls
+
+
+def test_python_locals_replace_slots_only_where_the_list_is_not_handed_on() -> None:
+    from esochess.gambit.codegen.calls import python_locals
+
+    body = ["        L[2] = (L[0] + 1)", "        return 'L[1]' + str(L[2])"]
+    assert python_locals(body, 3) == [
+        "        _L0, _L1, _L2, = L",
+        "        _L2 = (_L0 + 1)",
+        "        return 'L[1]' + str(_L2)",  # string literals are left alone
+    ]
+    assert python_locals(["        return _fm3(m, L)"], 1) is None
+    assert python_locals(["        return _k2(m, L) + L[0]"], 1) is None
+    assert python_locals(["        return 1"], 0) == ["        return 1"]

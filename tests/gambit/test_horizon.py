@@ -24,7 +24,7 @@ from esochess.gambit.game import adopt, legal_options
 from esochess.gambit.hashing import state_hash
 from esochess.gambit.machine import Machine
 from esochess.gambit.program import OP_HORIZON, Program
-from esochess.gambit.results import Decision, Result
+from esochess.gambit.results import Decision, GambitRuntimeError, Result
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gambit"
 GAMES = sorted(p.stem for p in EXAMPLES.glob("*.gmb"))
@@ -225,3 +225,39 @@ main() {
             expected = seen
     predicate._MADE.clear()
     assert seen == expected == [[1, 2, 5], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6]]
+
+
+def test_a_run_time_error_in_a_legality_predicate_names_the_option_on_both_engines() -> None:
+    """The one generated scan of a decision site (its expressions pasted in on the
+    compiled engine) reports an option's run-time error as the look-ahead fork would."""
+    src = """players 2
+main() {
+    current = Player[1]
+    loop {
+        x = current choose 1..5
+        if 12 / (x - 3) > 5: illegal
+        current = next_player(current)
+    }
+}
+"""
+    seen = []
+    for engine in ("compiled", "interpreter"):
+        for generated in (True, False):
+            program, errors = compile_source(src, "p.gmb", engine)
+            assert program is not None, errors
+            predicate._MADE.clear()
+            real = predicate._generated
+            with mock.patch.object(
+                predicate, "_generated", real if generated else (lambda instrs, pc, stop: None)
+            ):
+                m = Machine(program, seed=0, players=2)
+                out = m.run_until_decision()
+                assert isinstance(out, Decision)
+                assert predicate.predicate_stop(m) is not None
+                with pytest.raises(GambitRuntimeError) as info:
+                    legal_options(m, out)
+                seen.append((info.value.message, info.value.trace_lines))
+    predicate._MADE.clear()
+    assert all(s == seen[0] for s in seen)
+    assert seen[0][0] == "division by zero"
+    assert seen[0][1][-1] == "  while exploring option 3 of the choice at p.gmb:5:21"
