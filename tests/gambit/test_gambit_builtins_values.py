@@ -134,3 +134,16 @@ def test_builtins_are_registered_once_and_documented() -> None:
     reference = (Path(__file__).resolve().parents[2] / "docs" / "gambit.md").read_text("utf-8")
     missing = [n for n in B.BUILTINS if f"`{n}" not in reference]
     assert not missing, f"built-ins missing from docs/gambit.md: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, b in B.BUILTINS.items() if b.direct is not None))
+def test_a_direct_python_builtin_gives_what_the_implementation_gives(name: str) -> None:
+    import builtins
+    import itertools
+
+    b = B.BUILTINS[name]
+    assert isinstance(b.impl, B.Plain) and b.direct is not None
+    direct = getattr(builtins, b.direct)
+    lists = [tuple(c) for n in range(4) for c in itertools.product((False, True), repeat=n)]
+    for xs in lists:
+        assert direct(xs) is b.impl.fn(xs)

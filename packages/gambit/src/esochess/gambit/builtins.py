@@ -124,6 +124,9 @@ class Builtin:
     element_arg: bool = False
     # The trace event of a real execution, from the arguments and the shown result.
     trace: Callable[[list[Value], str], str] | None = None
+    # A Python built-in that gives the same result for every argument the checker allows
+    # and cannot fail: the compiled engine calls it in place of `impl`.
+    direct: str | None = None
 
     @property
     def pure(self) -> bool:
@@ -439,10 +442,10 @@ for _b in [
             summary="how often a value occurs in a list"),
     Builtin("all", ONE, _takes(T.BOOL, lambda t, e: isinstance(t, T.ListT) and e == T.BOOL,
                                "a list of bools"), Plain(lambda xs: all(xs)),
-            summary="true when every element is true"),
+            summary="true when every element is true", direct="all"),
     Builtin("some", ONE, _takes(T.BOOL, lambda t, e: isinstance(t, T.ListT) and e == T.BOOL,
                                 "a list of bools"), Plain(lambda xs: any(xs)),
-            summary="true when some element is true"),
+            summary="true when some element is true", direct="any"),
     Builtin("join", (2, 2), _takes(T.STR, lambda t, e: isinstance(t, T.ListT) and e == T.STR,
                                    "a list of strings"), Plain(lambda xs, sep: sep.join(xs)),
             summary="join strings with a separator"),

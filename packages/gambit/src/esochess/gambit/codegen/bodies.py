@@ -108,7 +108,7 @@ class BodySource:
                     self.block(orelse, out, depth + 1)
             case A.For(iterable=it, body=body):
                 var = self.an.for_slots[s].variable
-                out.append(f"{pad}for L[{var}] in _iter({x.src(it)}):")
+                out.append(f"{pad}for L[{var}] in {x.iterated(it)}:")
                 self.block(body, out, depth + 1)
             case A.While(cond=cond, body=body):
                 out.append(f"{pad}while {x.cond(cond)}:")

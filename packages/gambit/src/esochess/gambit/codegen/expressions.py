@@ -152,6 +152,13 @@ class ExprSource:
         """The interpreter's closure for `e` (its children generated)."""
         return f"{self.ns.const(self.c.base_expr(e))}(m, L)"
 
+    def iterated(self, e: A.Expr) -> str:
+        """Source of what a loop over `e` walks: a list is its tuple, anything else
+        (a string, a multi-value, none) goes through `_iter`."""
+        if isinstance(self.an.types.get(e), T.ListT) and e not in self.an.conversions:
+            return self.src(e)
+        return f"_iter({self.src(e)})"
+
     def cond(self, e: A.Expr) -> str:
         """Source of the truth of a condition."""
         s = self.src(e)
@@ -327,7 +334,10 @@ class ExprSource:
                     f"else _call(m, _tested(m, {info.name!r}, {g}, {v}, {e.pos!r}), {v}, "
                     f"{e.pos!r}))")  # fmt: skip
         if isinstance(info, BuiltinCall):
-            impl = B.BUILTINS[info.name].impl
+            b = B.BUILTINS[info.name]
+            impl = b.impl
+            if b.direct is not None and not any(a.value in self.an.conversions for a in e.args):
+                return f"{b.direct}({args})"
             if isinstance(impl, B.Plain):
                 return f"_plain({self.ns.const(impl.fn, 'builtin')}, {e.pos!r}, {args})"
         return None
@@ -353,7 +363,7 @@ class ExprSource:
                                         f" if not _tracing else {plain})")  # fmt: skip
             keep = f"if {self.cond(e.body)}:\n            out.append(x)" if e.kind == "filter" \
                 else f"out.append({self.src(e.body)})"  # fmt: skip
-            source = self.src(e.source)
+            source = self.iterated(e.source)
         finally:
             self.kept = outer
         if keep_lines:
@@ -362,7 +372,7 @@ class ExprSource:
             f"def {name}(m, L):",
             "    out = []",
             *keep_lines,
-            f"    for x in _iter({source}):",
+            f"    for x in {source}:",
             f"        L[{slot}] = x",
             f"        {keep}",
             "    return tuple(out)",
