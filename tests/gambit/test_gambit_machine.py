@@ -375,3 +375,17 @@ main() {
     with pytest.raises(GambitRuntimeError) as exc:
         list(d.labels)
     assert exc.value.message == "list index 5 out of range 1..2"
+
+
+def test_the_fast_decision_maker_makes_the_dataclass() -> None:
+    import dataclasses
+
+    from esochess.gambit.results import Decision, decision
+
+    fields = dict(seat=2, options=(1, 2), labels=("1", "2"), k=None, secret=True,
+                  prompt="Which?", line=3, col=4, new_turn=False)  # fmt: skip
+    made = decision(**fields)  # type: ignore[arg-type]
+    assert made == Decision(**fields)  # type: ignore[arg-type]
+    assert dataclasses.asdict(made) == fields
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.seat = 1  # type: ignore[misc]

@@ -71,6 +71,7 @@ from esochess.gambit.results import (
     Result,
     RunError,
     _line_of,
+    decision,
 )
 from esochess.gambit.values import UNSET, EnumVal, Inst, NumberTooLong, display
 
@@ -585,14 +586,5 @@ class Machine:
         if not options or (k is not None and k > len(options)):
             raise IllegalSignal(pos, player.index, self.committed)
         self.pending = (dest, options, k)
-        return Decision(
-            seat=player.index,
-            options=options,
-            labels=Labels(self, options),
-            k=k,
-            secret=secret,
-            prompt=prompt,
-            line=pos[0],
-            col=pos[1],
-            new_turn=self.committed,
-        )
+        return decision(player.index, options, Labels(self, options), k, secret, prompt,
+                        pos[0], pos[1], self.committed)  # fmt: skip

@@ -93,6 +93,18 @@ class Decision:
     new_turn: bool
 
 
+def decision(
+    seat: int, options: tuple[Any, ...], labels: Sequence[str], k: int | None, secret: bool,
+    prompt: str | None, line: int, col: int, new_turn: bool,
+) -> Decision:  # fmt: skip
+    """`Decision(...)`, made without the frozen dataclass's one `object.__setattr__` call
+    per field: the machine makes one at every decision of every game and simulation."""
+    d = object.__new__(Decision)
+    d.__dict__.update(seat=seat, options=options, labels=labels, k=k, secret=secret,
+                      prompt=prompt, line=line, col=col, new_turn=new_turn)  # fmt: skip
+    return d
+
+
 @dataclass(frozen=True)
 class Result:
     """The end of the game (docs/reference/gambit.md#ending-the-game): winners/losers by seat, or a
