@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from esochess.gambit import ast as A
 from esochess.gambit import types as T
-from esochess.gambit.analysis import LocalRef
+from esochess.gambit.analysis import LocalRef, PropRef
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.expressions import ExprSource
 
@@ -158,6 +158,10 @@ class BodySource:
             value = x.arith(s.op[0], arith, f"L[{info.slot}]", x.src(s.value))
             out.append(f"{pad}L[{info.slot}] = {value}")
             return
+        write = self.property_write(s, pad)
+        if write is not None:
+            out += write
+            return
         value = x.src(s.value)
         get, put = self.place(s.target)
         if s.op == "=":
@@ -165,6 +169,53 @@ class BodySource:
             return
         arith = self.ns.const(self.c.arith(s.op[0], s.pos), "arith")
         out.append(f"{pad}{put}(m, L, {arith}({get}(m, L), {value}))")
+
+    def property_write(self, s: A.Assign, pad: str) -> list[str] | None:
+        """An assignment to a state property of one entity (`x = v`) or of none (also
+        `+=` and the like) as lines: the interpreter's setter (compiler/lowering.py) in
+        place -- the value first, then the entity; `Machine.write_prop` when tracing,
+        else the store and a new state version. None for any other assignment."""
+        x, tgt = self.x, s.target
+        info = self.an.resolved.get(tgt)
+        if not isinstance(info, PropRef) or self.c.props[info.prop.pid].kind != "state":
+            return None
+        prop = self.c.props[info.prop.pid]
+        out: list[str] = []
+        v = x.temp()
+        if isinstance(tgt, A.Name):
+            if s.op == "=":
+                out.append(f"{pad}{v} = {x.src(s.value)}")
+            else:
+                # The getter reads the property, then the value is computed.
+                old, new = x.temp(), x.temp()
+                out.append(f"{pad}{old} = {x.src(tgt)}")
+                out.append(f"{pad}{new} = {x.src(s.value)}")
+                if s.op in ("+=", "-=", "*=") and self.an.types.get(tgt) == T.INT \
+                        and self.an.types.get(s.value) == T.INT and s.value not in self.an.conversions:  # fmt: skip
+                    out.append(f"{pad}{v} = {old} {s.op[0]} {new}")
+                else:
+                    arith = self.ns.const(self.c.arith(s.op[0], s.pos), "arith")
+                    out.append(f"{pad}{v} = {arith}({old}, {new})")
+            args, key = "()", "()"
+        elif isinstance(tgt, A.Member) and not isinstance(tgt.obj, A.TupleExpr) and s.op == "=":
+            o = x.temp()
+            out += [f"{pad}{v} = {x.src(s.value)}", f"{pad}{o} = {x.src(tgt.obj)}"]
+            args, key = f"({o},)", o
+        else:
+            return None
+        return [*out, f"{pad}if m.tracing:",
+                f"{pad}    m.write_prop({self.ns.const(prop, 'prop')}, {args}, {v}, {tgt.pos!r})",
+                f"{pad}else:", f"{pad}    m.store[{prop.pid}][{key}] = {v}",
+                f"{pad}    m.version = _fresh()"]  # fmt: skip
+
+    def statement(self, s: A.Assign) -> Any:
+        """A property write as a generated function `f(m, L)` (an instruction of a body
+        that can pause), or None (see `property_write`)."""
+        lines = self.property_write(s, "    ")
+        if lines is None:
+            return None
+        name = self.ns.fresh("w")
+        return self.ns.define(name, [f"def {name}(m, L):", *lines], f"line {s.pos[0]}")
 
     def place(self, e: A.Expr) -> tuple[str, str]:
         """The interpreter's getter and setter of a place, as constants."""

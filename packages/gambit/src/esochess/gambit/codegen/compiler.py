@@ -22,7 +22,7 @@ from esochess.gambit.codegen.expressions import ExprSource
 from esochess.gambit.codegen.selectors import SelectorSource
 from esochess.gambit.compiler import Compiler
 from esochess.gambit.compiler.horizon import nodes
-from esochess.gambit.program import Ev, Program, Prop
+from esochess.gambit.program import OP_EXEC, Ev, Program, Prop
 from esochess.gambit.resolver import FuncInfo, PropInfo
 
 _COSTLY = (A.Call, A.SelectorExpr, A.FilterMap, A.For, A.While, A.Loop, A.MatchStmt, A.MatchExpr,
@@ -60,6 +60,15 @@ class SourceCompiler(Compiler):
         fn: Ev = self.ns.define(name, [f"def {name}(m, L):", f"    return {self.sources.cond(e)}"],
                                 f"condition at line {e.pos[0]}")  # fmt: skip
         return fn
+
+    def assign(self, s: A.Assign) -> None:
+        """An assignment; a state property write that cannot pause is generated."""
+        if not (self.in_proc and (self.pauses(s.value) or self.pauses(s.target))):
+            fn = self.bodies.statement(s)
+            if fn is not None:
+                self.emit(OP_EXEC, fn)
+                return
+        super().assign(s)
 
     def base_expr(self, e: A.Expr) -> Ev:
         """The interpreter's closure for an expression (its children generated)."""

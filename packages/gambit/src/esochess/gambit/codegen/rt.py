@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from esochess.gambit import versions
 from esochess.gambit.compiler.runtime import (
     call_known,
     check_index,
@@ -130,4 +131,5 @@ HELPERS: dict[str, Any] = {
     "_illegal": illegal,
     "UNSET": UNSET,
     "RunError": RunError,
+    "_fresh": versions.fresh,
 }
