@@ -261,3 +261,22 @@ main() {
     assert all(s == seen[0] for s in seen)
     assert seen[0][0] == "division by zero"
     assert seen[0][1][-1] == "  while exploring option 3 of the choice at p.gmb:5:21"
+
+
+@pytest.mark.parametrize("name", ["tic-tac-toe", "connect-four", "checkers", "nim"])
+def test_a_random_pick_is_the_pick_among_all_legal_options(name: str) -> None:
+    """game.random_pick draws the option `legal_options` and `randrange` would (it makes
+    only the picked option), whether legality is a predicate or look-ahead on forks."""
+    source = (EXAMPLES / f"{name}.gmb").read_text(encoding="utf-8")
+    program, errors = compile_source(source, f"{name}.gmb")
+    assert program is not None, errors
+    m = Machine(program, seed=5, players=program.players_range[0])
+    out = m.run_until_decision()
+    for step in range(12):
+        if not isinstance(out, Decision):
+            break
+        legal = legal_options(m, out)
+        pick = game.random_pick(m, out, random.Random(step))
+        assert pick is not None
+        assert pick.key == legal[random.Random(step).randrange(len(legal))].key
+        m, out = adopt(m, pick)

@@ -180,6 +180,20 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
     return found
 
 
+def random_pick(machine: Machine, decision: Decision, rng: random.Random) -> LegalOption | None:
+    """`legal_options(machine, decision)` and then `legal[rng.randrange(len(legal))]`
+    (None when no option is legal), making only the picked option's LegalOption."""
+    stop = predicate_stop(machine)
+    if stop is None:
+        legal = legal_options(machine, decision)
+        return legal[rng.randrange(len(legal))] if legal else None
+    found = predicate_keys(machine, decision, candidates(decision), stop)
+    if not found:
+        return None
+    key, L = found[rng.randrange(len(found))]
+    return LegalOption(key, None, None, None if L is None else (stop, L))
+
+
 def predicate_keys(
     machine: Machine, decision: Decision, keys: list[Key], stop: int
 ) -> list[tuple[Key, list[Any] | None]]:

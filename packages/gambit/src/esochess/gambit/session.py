@@ -26,6 +26,7 @@ from esochess.gambit.game import (
     key_text,
     legal_options,
     option_lines,
+    random_pick,
 )
 from esochess.gambit.hashing import state_hash
 from esochess.gambit.machine import Machine
@@ -380,11 +381,10 @@ def random_playout(
     while isinstance(outcome, Decision):
         if m.decisions_made >= max_decisions:
             return Result(seats), m
-        legal = legal_options(m, outcome)
-        if not legal:
+        pick = random_pick(m, outcome, rngs[outcome.seat - 1])
+        if pick is None:
             raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
         # The fork that explored the option is exactly the continuation: adopt it.
-        pick = legal[rngs[outcome.seat - 1].randrange(len(legal))]
         m, out = adopt(m, pick)
         outcome = settle(program, m, out)
     return outcome, m
