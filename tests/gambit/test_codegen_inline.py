@@ -332,3 +332,28 @@ def test_property_writes_in_place_behave_as_the_setters(trace: bool, tmp_path: P
     assert "\n" in seen[0][1]
     source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "m.store[" in source and "_fresh()" in source
+
+
+def test_store_dicts_are_looked_up_once_where_read_again() -> None:
+    from esochess.gambit.codegen.calls import hoisted_store
+
+    once = ["        return m.store[3].get(_L0, None)"]
+    assert hoisted_store(once) == once
+    twice = ["        return m.store[3].get(_L0) is m.store[3].get(_L1, 'm.store[3]')"]
+    assert hoisted_store(twice) == [
+        "        _s3 = m.store[3]",
+        "        return _s3.get(_L0) is _s3.get(_L1, 'm.store[3]')",
+    ]
+    loop = ["        while m.store[2].get(_L0):", "            _L0 = m.store[4].get(_L0)"]
+    assert hoisted_store(loop)[:2] == ["        _s2 = m.store[2]", "        _s4 = m.store[4]"]
+
+
+def test_a_body_tests_its_call_level_until_one_call_site_passes() -> None:
+    from esochess.gambit.codegen.calls import settled_level
+
+    guard = "_level < 1000 and not m.tracing and (_level <= m.peak or _peak(m, _level))"
+    body = [f"        return (1 if (_t1 := 2, ) and {guard} else 3) + (4 if {guard} else 5)"]
+    lines = settled_level(body)
+    assert lines[0] == "        _settled = False"
+    assert guard not in lines[1] and lines[1].count("(_settled or (_settled := ") == 2
+    assert settled_level(["        return 1"]) == ["        return 1"]

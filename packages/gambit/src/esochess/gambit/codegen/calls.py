@@ -19,15 +19,56 @@ from esochess.gambit.codegen.inline import LEVEL, outside_literals, without_lite
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.program import Code
 
-# A call in generated source, and the callees that never read the call depth: memo
-# tables, the value helpers, arithmetic, and `peak` (given its level). (A store read,
-# `m.store[pid].get(...)`, is not a call of a name here.)
+# A call in generated source, and the callees that never read the call depth: a
+# property's dict (`_s3.get`, see `hoisted_store`; `m.store[3].get` is no call of a name
+# here), memo tables, the value helpers, arithmetic, and `peak` (given its level).
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\(")
-_DEPTH_FREE = re.compile(r"_memo\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
+_DEPTH_FREE = re.compile(r"_s\d+\.get|_memo\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
 _WRAPPER = re.compile(r"(?<![\w.])(_cw\d+)\(m, ")
 # The locals list, and a read or write of one of its slots.
 _LOCALS = re.compile(r"(?<![\w.])L(?!\w)")
 _SLOT = re.compile(r"(?<![\w.])L\[(\d+)\]")
+
+
+_STORE = re.compile(r"(?<![\w.])m\.store\[(\d+)\]")
+_LOOP = re.compile(r"^\s*(while|for) ", re.MULTILINE)
+
+
+def hoisted_store(body: list[str]) -> list[str]:
+    """A wrapper body with the dict of each property it reads more than once (or inside
+    a loop) looked up once at the start: a machine's store never replaces a dict."""
+    text = without_literals("\n".join(body))
+    pids = _STORE.findall(text)
+    loop = _LOOP.search(text) is not None
+    hoist = sorted({p for p in pids if loop or pids.count(p) > 1}, key=int)
+    if not hoist:
+        return body
+    wanted = set(hoist)
+
+    def local(code: str) -> str:
+        return _STORE.sub(lambda g: f"_s{g[1]}" if g[1] in wanted else g[0], code)
+
+    return [*[f"        _s{p} = m.store[{p}]" for p in hoist],
+            *[outside_literals(line, local) for line in body]]  # fmt: skip
+
+
+_GUARD = (f"{LEVEL} < {CALL_DEPTH_LIMIT} and not m.tracing"
+          f" and ({LEVEL} <= m.peak or _peak(m, {LEVEL}))")
+_MEMO_GUARD = " is not None and not m.tracing and ("
+
+
+def settled_level(body: list[str]) -> list[str]:
+    """A wrapper body whose inlined calls test their level once: the wrapper runs only
+    when the machine is not tracing (nothing turns tracing on inside a call), its body's
+    level never changes, and `peak` never drops below a level it reached, so once one
+    call site passed the test (raising `peak`), every later one would pass it."""
+    text = "\n".join(body)
+    if _GUARD not in text and _MEMO_GUARD not in text:
+        return body
+    settled = f"(_settled or (_settled := {LEVEL} < {CALL_DEPTH_LIMIT} and ({LEVEL} <= m.peak or _peak(m, {LEVEL}))))"
+    return ["        _settled = False",
+            *[outside_literals(line, lambda code: code.replace(_GUARD, settled)
+                               .replace(_MEMO_GUARD, " is not None and (")) for line in body]]  # fmt: skip
 
 
 def python_locals(body: list[str], nlocals: int) -> list[str] | None:
@@ -140,7 +181,7 @@ class CallWrappers:
         in it reads the call depth: the depth test, `peak` and the error trail are kept,
         the depth count itself need not move."""
         out = self.head(name, code, "level", "L")
-        body = python_locals(body, code.nlocals) or body
+        body = hoisted_store(python_locals(body, code.nlocals) or body)
         return out + ["    try:", *body, "    except RunError as err:",
                       f"        err.trail.append(({code.where!r}, pos))", "        raise"]  # fmt: skip
 
@@ -149,7 +190,7 @@ class CallWrappers:
         count, `peak`, error trail) around the body's own lines, one Python call fewer.
         The body's call level is the wrapper's plus one, set before the body runs."""
         out = self.head(name, code, LEVEL, "L")
-        body = python_locals(body, code.nlocals) or body
+        body = settled_level(hoisted_store(python_locals(body, code.nlocals) or body))
         if depth_free(body):
             # Nothing in the body reads the depth count but the wrappers it calls (an
             # inlined leaf's slow path): it moves around those calls only.
