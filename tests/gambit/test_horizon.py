@@ -9,7 +9,9 @@ result, decision count and state hash.
 
 from __future__ import annotations
 
+import contextlib
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -186,6 +188,20 @@ def test_resuming_after_a_legality_predicate_is_running_the_option(name: str, se
     assert resumed or name not in ("tic-tac-toe", "connect-four")
 
 
+@contextlib.contextmanager
+def predicates(generated: bool) -> Iterator[None]:
+    """Legality scans made afresh, as generated code or (False) as the instruction loop."""
+    predicate._MADE.clear()
+    real = predicate._generated
+    try:
+        with mock.patch.object(
+            predicate, "_generated", real if generated else (lambda instrs, pc, stop: None)
+        ):
+            yield
+    finally:
+        predicate._MADE.clear()
+
+
 def test_generated_predicates_agree_with_running_the_instructions() -> None:
     """predicate.py turns a predicate's instructions into one function; with an `if`/`else`
     in the test (a forward jump over the `else`), it decides as the instruction loop does."""
@@ -208,11 +224,7 @@ main() {
 """
     program = compiled(src)
     for generated in (True, False):
-        predicate._MADE.clear()
-        real = predicate._generated
-        with mock.patch.object(
-            predicate, "_generated", real if generated else (lambda instrs, pc, stop: None)
-        ):
+        with predicates(generated):
             m = Machine(program, seed=0, players=2)
             out = m.run_until_decision()
             seen = []
@@ -223,7 +235,6 @@ main() {
                 m, out = adopt(m, legal[-1])
         if generated:
             expected = seen
-    predicate._MADE.clear()
     assert seen == expected == [[1, 2, 5], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6]]
 
 
@@ -245,11 +256,7 @@ main() {
         for generated in (True, False):
             program, errors = compile_source(src, "p.gmb", engine)
             assert program is not None, errors
-            predicate._MADE.clear()
-            real = predicate._generated
-            with mock.patch.object(
-                predicate, "_generated", real if generated else (lambda instrs, pc, stop: None)
-            ):
+            with predicates(generated):
                 m = Machine(program, seed=0, players=2)
                 out = m.run_until_decision()
                 assert isinstance(out, Decision)
@@ -257,7 +264,6 @@ main() {
                 with pytest.raises(GambitRuntimeError) as info:
                     legal_options(m, out)
                 seen.append((info.value.message, info.value.trace_lines))
-    predicate._MADE.clear()
     assert all(s == seen[0] for s in seen)
     assert seen[0][0] == "division by zero"
     assert seen[0][1][-1] == "  while exploring option 3 of the choice at p.gmb:5:21"
