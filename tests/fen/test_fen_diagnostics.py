@@ -111,7 +111,7 @@ def test_width_underlines_the_whole_token() -> None:
 
 # --- long lines and control characters -------------------------------------------------
 
-from hypothesis import given  # noqa: E402
+from hypothesis import example, given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from esochess.fen.diagnostics import ELLIPSIS, MAX_LINE, displayed  # noqa: E402
@@ -158,6 +158,7 @@ _LINE_CHARS = st.sampled_from(["a", "é", "\t", "\x00", "\x1b", "\u202e", "\udcf
     column=st.integers(min_value=1, max_value=2100),
     width=st.integers(min_value=1, max_value=50),
 )
+@example(line="\x00\u202e\u202e\u202e", column=189, width=1)  # escapes, column past the end
 def test_output_is_bounded_and_the_caret_points_at_the_column(
     line: str, column: int, width: int
 ) -> None:

@@ -138,7 +138,10 @@ def displayed(source_line: str, column: int, width: int = 1) -> tuple[str, str]:
     caret = max(column - 1, 0)
     n = len(source_line)
     lo, hi = 0, n
-    if n > MAX_LINE or caret > MAX_LINE or sum(map(_shown_width, source_line)) > MAX_LINE:
+    # Escapes widen characters: a short line of them with a column past its end would put
+    # the caret further right than MAX_LINE, so the caret's shown position counts too.
+    ahead = max(caret - n, 0)
+    if n > MAX_LINE or sum(map(_shown_width, source_line)) + ahead > MAX_LINE:
         caret = min(caret, n)
         budget = MAX_LINE - 2  # room for the two markers
         lo = caret
