@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esochess.cqlvars.lexer import match_designator
+from esochess.cqlvars.designators import match_designator
 from esochess.cqlvars.parser import tokenize
 from esochess.fen import SourceError
 

@@ -251,6 +251,43 @@ class Line(Node):
 
 
 @dataclass(frozen=True)
+class PathStep(Node):
+    """One `path` constituent (docs/reference/cql.md#path).
+
+    `kind` is "move" (`S--T` or `S[x]T` with its target filters, tested after the move),
+    "filter" (a filter tested where the path stands) or "group" (`( ... )`).
+    """
+
+    kind: str
+    left: Node | None = None
+    right: Node | None = None
+    capture: bool = False
+    #: `--=Q`: the promotion piece letters (a designator without squares).
+    promote: Node | None = None
+    #: move: the filters tested at the position after the move; filter: the one filter.
+    targets: tuple[Node, ...] = ()
+    steps: tuple[PathStep, ...] = ()
+    low: int = 1
+    high: int | None = 1  # None = unbounded
+
+
+@dataclass(frozen=True)
+class Path(Node):
+    """`path [PARAMETERS] C1 C2 ...` (CQL 6.2, also written `⊢`)."""
+
+    steps: tuple[PathStep, ...]
+    #: `quiet`, `firstmatch`, `lastposition`, `nestban`, `primary`, `singlecolor`,
+    #: `verbose`, `keepallbest`, `piecepath`.
+    params: frozenset[str] = frozenset()
+    focus: Node | None = None
+    focus_capture: bool = False
+    low: int | None = None
+    high: int | None = None
+    title: str | None = None
+    maximize: Node | None = None
+
+
+@dataclass(frozen=True)
 class Find(Node):
     """`find [<--] [all | LO [HI]] F`."""
 

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from esochess.cqlvars import ast
-from esochess.cqlvars.lexer import KEYWORDS, match_designator
+from esochess.cqlvars.designators import match_designator
+from esochess.cqlvars.lexer import KEYWORDS
 from esochess.cqlvars.parser import query_error
 from esochess.cqlvars.qtypes import NUMERIC, PIECE, POSITION, SET, STRING, TYPE_NOUN
 from esochess.fen import SourceError

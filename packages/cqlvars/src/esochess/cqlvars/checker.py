@@ -272,6 +272,30 @@ class _Checker(AssignChecks, CallChecks):
         assert item.filter is not None
         return replace(item, filter=self.test(item.filter))
 
+    def visit_Path(self, node: ast.Path) -> tuple[ast.Node, str]:
+        changes: dict[str, object] = {}
+        if node.focus is not None:
+            focus, t = self.visit(node.focus)
+            self.need(focus, t, (SET,), "'path focus'")
+            changes["focus"] = focus
+        if node.maximize is not None:
+            maximize, t = self.visit(node.maximize)
+            self.need(maximize, t, (NUMERIC,), "'path max'")
+            changes["maximize"] = maximize
+        self.no_sort.append("a path constituent")
+        steps = tuple(self.path_step(step) for step in node.steps)
+        self.no_sort.pop()
+        kind = POSITION if "lastposition" in node.params else NUMERIC
+        return self.typed(replace(node, steps=steps, **changes), kind)  # type: ignore[arg-type]
+
+    def path_step(self, step: ast.PathStep) -> ast.PathStep:
+        changes = self.set_parameters(step, "path move", ("left", "right"))
+        if step.promote is not None:
+            changes["promote"] = self.visit(step.promote)[0]
+        targets = tuple(self.test(t) for t in step.targets)
+        steps = tuple(self.path_step(s) for s in step.steps)
+        return replace(step, targets=targets, steps=steps, **changes)  # type: ignore[arg-type]
+
     def visit_Find(self, node: ast.Find) -> tuple[ast.Node, str]:
         self.no_sort.append("a find body")
         body = self.test(node.body)

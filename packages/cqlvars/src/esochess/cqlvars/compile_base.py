@@ -136,5 +136,7 @@ def has_effects(node: ast.Node) -> bool:
     return any(
         isinstance(n, ast.Emit) and n.kind == "comment" or isinstance(n, ast.Sort)
         or isinstance(n, (ast.Find, ast.Echo)) and not n.quiet
+        or isinstance(n, ast.Path) and (n.title is not None or not n.params.isdisjoint(
+            {"verbose", "piecepath", "keepallbest"}) or "quiet" not in n.params)
         for n in ast.walk([node])
     )

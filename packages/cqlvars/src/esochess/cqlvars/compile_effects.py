@@ -11,7 +11,7 @@ import chess
 from esochess.cqlvars import ast
 from esochess.cqlvars.closures import Fn
 from esochess.cqlvars.compile_base import CompilerBase, ctrunc
-from esochess.cqlvars.model import Ctx
+from esochess.cqlvars.model import Ctx, position_text
 from esochess.cqlvars.qtypes import DICT, NUMERIC, PIECE, POSITION, SET
 from esochess.cqlvars.variables import check_range, format_set, format_value
 
@@ -104,11 +104,7 @@ class EffectFilters(CompilerBase):
 
             def position(ctx: Ctx) -> str | None:
                 p = f(ctx)
-                if p is None:
-                    return None
-                board = ctx.game.board(p)
-                side = "wtm" if board.turn == chess.WHITE else "btm"
-                return f"move {board.fullmove_number or 1} ({side})"
+                return None if p is None else position_text(ctx.game, p)
 
             return position
         return lambda ctx: None if (v := f(ctx)) is None else format_value(v, t)

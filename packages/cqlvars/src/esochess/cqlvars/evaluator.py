@@ -20,6 +20,7 @@ from esochess.cqlvars.compile_effects import EffectFilters
 from esochess.cqlvars.compile_search import SearchFilters
 from esochess.cqlvars.filters import FILTERS, Site, int_of
 from esochess.cqlvars.model import Ctx, GameModel
+from esochess.cqlvars.paths import PathFilters
 from esochess.cqlvars.qtypes import DICT, LOGICAL, PIECE, POSITION, SET, STRING
 from esochess.cqlvars.variables import CqlRuntimeError, check_range
 
@@ -31,7 +32,7 @@ def _elo(headers: Mapping[str, str], tag: str) -> int | None:
     return int_of(text.strip())
 
 
-class Compiler(BoardFilters, SearchFilters, EffectFilters):
+class Compiler(BoardFilters, SearchFilters, EffectFilters, PathFilters):
     """Compiles a checked (and transform-expanded) body into closures."""
 
     def c_Designator(self, node: ast.Designator) -> Fn:

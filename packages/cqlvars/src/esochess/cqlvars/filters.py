@@ -25,7 +25,7 @@ import chess
 
 from esochess.cqlvars import ast, pawns, rays
 from esochess.cqlvars.closures import Fn, all_of, cached, in_check, is_mate, is_stalemate, lift
-from esochess.cqlvars.model import Ctx
+from esochess.cqlvars.model import Ctx, PathFrame
 from esochess.cqlvars.qtypes import LOGICAL, NUMERIC, POSITION, SET, STRING
 from esochess.cqlvars.variables import MAX_VALUE, CqlRuntimeError
 from esochess.fen import SourceError
@@ -245,6 +245,21 @@ def _consecutive(ctx: Ctx, a: int, b: int) -> int:
     return best
 
 
+def _path_status(read: Callable[[PathFrame], int | str | None]) -> Fn:
+    """A status filter: the path being evaluated, else the last one that matched."""
+
+    def status(ctx: Ctx) -> int | str | None:
+        frame = ctx.paths[-1] if ctx.paths else ctx.last_path
+        return None if frame is None else read(frame)
+
+    return status
+
+
+def _path_debug(frame: PathFrame) -> str:
+    return (f"pathstart {frame.start} pathcount {frame.count} "
+            f"pathcountunfocused {frame.unfocused} pathlastposition {frame.last}")
+
+
 def _depth(ctx: Ctx) -> int:
     def compute() -> int:
         pos, parents, children = ctx.pos, ctx.game.parents, ctx.game.children
@@ -426,6 +441,19 @@ _SPECS = (
                lambda site: all_of(site.args, _consecutive),
                "the longest run of identical consecutive moves on the two paths from the "
                "positions' latest common ancestor"),
+    # path status (docs/reference/cql.md#path) ----------------------------------------------
+    FilterSpec("pathstart", Syntax.BARE, (), POSITION, lambda site: _path_status(lambda f: f.start),
+               "the start of the path being evaluated, else of the last path that matched"),
+    FilterSpec("pathcount", Syntax.BARE, (), NUMERIC, lambda site: _path_status(lambda f: f.count),
+               "the moves a path has matched so far (focused moves only)"),
+    FilterSpec("pathcountunfocused", Syntax.BARE, (), NUMERIC,
+               lambda site: _path_status(lambda f: f.unfocused),
+               "the moves a path has gone so far, out-of-focus moves included"),
+    FilterSpec("pathlastposition", Syntax.BARE, (), POSITION,
+               lambda site: lambda ctx: None if ctx.last_path is None else ctx.last_path.last,
+               "the position the last matching path ended at"),
+    FilterSpec("pathdebug", Syntax.BARE, (), STRING, lambda site: _path_status(_path_debug),
+               "the path status as text: start, count, unfocused count, last position"),
     # squares ------------------------------------------------------------------------------
     FilterSpec("light", Syntax.PREFIX_190, ((SET,),), SET,
                lambda site: lift(site.args[0], lambda v: v & chess.BB_LIGHT_SQUARES),

@@ -20,6 +20,7 @@ from lark.lexer import Lexer, LexerState
 from esochess.cqlvars.ast import Span
 from esochess.cqlvars.designators import WORD_CHARS, match_designator
 from esochess.cqlvars.filters import FILTERS, Syntax
+from esochess.cqlvars.pathlex import PATH_DASHES, PATH_WORDS, dash_ties, open_sequence
 from esochess.fen import SourceError
 
 #: Keywords with their own grammar rule; the filter table's keywords are added below.
@@ -32,7 +33,7 @@ all echo in min max comment message player white black elo event site date eco
 square piece function persistent isbound isunbound str originalcomment up down
 left right horizontal vertical diagonal orthogonal northeast northwest southeast
 southwest anydirection tag rotate45 reversecolor primary secondary firstmatch lastposition
-singlecolor nestban dictionary unbind""".split()
+singlecolor nestban dictionary unbind path focus title verbose keepallbest piecepath""".split()
 )
 
 #: The token type of each filter-table keyword (its syntax, see filters.Syntax).
@@ -42,9 +43,7 @@ TIER1_KEYWORDS = SYNTAX_KEYWORDS | frozenset(FILTERS)
 
 #: CQL words this implementation does not support (a located "not supported" error).
 TIER2_KEYWORDS = frozenset(
-    """path focus
-writefile local atomic hhdb pathstart pathlastposition pathcount
-pathcountunfocused pathdebug""".split()
+    "writefile local atomic hhdb".split()
 )
 
 KEYWORDS = TIER1_KEYWORDS | TIER2_KEYWORDS
@@ -91,7 +90,7 @@ TOKEN_TYPES = sorted(
     {name for _, name in OPERATORS}
     | {kw.upper() for kw in SYNTAX_KEYWORDS}
     | {syntax.value for syntax in Syntax}
-    | {"MOVEARROW", "CAPTUREARROW"}
+    | {"MOVEARROW", "CAPTUREARROW", "PATHDASH", "PATHPROMOTE", "PATHNUM", "PATHMAX"}
     | {
         "IDENT",
         "CALLNAME",
@@ -123,7 +122,7 @@ DIRECTION_TOKENS = frozenset(
     "ORTHOGONAL ANYDIRECTION".split()
 )
 #: Brackets open at once. Deeper queries are refused at the bracket, in one linear pass,
-#: before the parser's stack (which `_line_open` reads at every token) grows with them.
+#: before the parser's stack (which `open_sequence` reads at every token) grows with them.
 MAX_NESTING = 200
 
 #: CQL 6.2's Unicode symbols that start a piece designator, as their ASCII spelling.
@@ -151,48 +150,16 @@ class CqlToken(Token):
     length: int
 
 
-def _line_open(parser_state: Any) -> bool:
-    """True when the LALR value stack holds a `line` whose constituents are being read.
-
-    Brackets opened after the LINE token switch repetition lexing off again, except the
-    parentheses of a constituent group, which directly follow an arrow.
-    """
-    stack = getattr(parser_state, "value_stack", None)
-    if not stack:
-        return False
-    start = -1
-    for index in range(len(stack) - 1, -1, -1):
-        value = stack[index]
-        if isinstance(value, Token) and value.type == "LINE":
-            start = index
-            break
-    if start < 0:
-        return False
-    depth = 0
-    groups = 0
-    prev = ""
-    for value in stack[start + 1 :]:
-        kind = value.type if isinstance(value, Token) else ""
-        if kind == "LPAR" and prev in ("RARROW", "LARROW") and depth == 0:
-            groups += 1
-        elif kind in ("LPAR", "LBRACE", "LBRACK"):
-            depth += 1
-        elif kind in ("RPAR", "RBRACE", "RBRACK"):
-            if depth:
-                depth -= 1
-            elif groups:
-                groups -= 1
-        prev = kind
-    return depth == 0
-
-
 class Tokenizer:
-    """Turns query text into lark Tokens; `line_open` reports whether a line is open."""
+    """Turns query text into lark Tokens; `sequence` says whether a `line` or a `path` is
+    reading its constituents ("line", "path" or "", see pathlex.open_sequence)."""
 
-    def __init__(self, text: str, path: str, line_open: Callable[[], bool] | None = None):
+    def __init__(self, text: str, path: str, sequence: Callable[[], str] | None = None):
         self.text = text
         self.path = path
-        self.line_open = line_open or (lambda: False)
+        self.sequence = sequence or (lambda: "")
+        # Where a path move (or the end set tied to it) ends: `=Q` there is a promotion.
+        self.dash_end = -1
         self.pos = 0
         self.line = 1
         self.col = 1
@@ -262,8 +229,10 @@ class Tokenizer:
         """Yield the tokens of the whole text (the header first, in header mode)."""
         yield from self._header()
         prev: Token | None = None
+        prev_type = ""
         prev_prev = ""
         in_find = False
+        in_path = False
         text = self.text
         while True:
             self._skip_space()
@@ -296,7 +265,16 @@ class Tokenizer:
                 tok.type = "FINDNUM"
             elif tok.type not in ("QUIET", "LARROW", "ALL"):
                 in_find = False
+            # Numbers among path's leading words are its range; `max` there takes a filter.
+            if tok.type == "PATH":
+                in_path = True
+            elif in_path and tok.type in ("NUMBER", "MAX"):
+                tok.type = "PATHNUM" if tok.type == "NUMBER" else "PATHMAX"
+                in_path = tok.type == "PATHNUM"
+            elif tok.type not in PATH_WORDS and not (tok.type == "STRING" and prev_type == "TITLE"):
+                in_path = tok.type == "TITLE" and in_path
             prev_prev = prev.type if prev is not None else ""
+            prev_type = tok.type
             prev = tok
             yield tok
 
@@ -345,6 +323,9 @@ class Tokenizer:
             return self._string()
         if ch == "\\" and i + 1 < len(text) and text[i + 1] in "123456789":
             return self._token("CAPREF", text[i : i + 2], 2, int(text[i + 1]))
+        sequence = self.sequence()
+        if sequence == "path" and (found := self._path_move(prev)) is not None:
+            return found
         if ch in UNICODE_DESIGNATORS:
             return self._unicode_designator(ch)
         for symbol, ascii_text in UNICODE_WORDS.items():
@@ -357,7 +338,7 @@ class Tokenizer:
                 if text.startswith(spelling, i) and not (spelling != "[x]" and after.isdigit()):
                     word = {"->": "attacks", "<-": "attackedby"}.get(spelling, spelling)
                     return self._token(kind, word, len(spelling))
-        line_open = self.line_open()
+        line_open = sequence != ""
         if ch == "{" and line_open and prev is not None and prev.type not in (
             "RARROW",
             "LARROW",
@@ -372,6 +353,8 @@ class Tokenizer:
             raise self.error(str(exc), self.line, self.col) from None
         if designator is not None:
             value, end = designator
+            if sequence == "path" and self.dash_end == i:
+                self.dash_end = end
             return self._token("DESIG", text[i:end], end - i, value)
         m = INT_RE.match(text, i)
         if m:
@@ -405,6 +388,24 @@ class Tokenizer:
                     return self._token("REP", spelling, 1, bounds)
                 return self._token(kind, spelling, len(spelling))
         raise self.error(f"unexpected character {ch!r}", self.line, self.col)
+
+    def _path_move(self, prev: Token | None) -> CqlToken | None:
+        """A path move (`Q--g5`, `×h7`) with its ties, or a promotion `=Q` right after one."""
+        text, i = self.text, self.pos
+        if text[i] == "=" and i == self.dash_end and not text.startswith("==", i):
+            found = match_designator(text, i + 1)
+            if found is None or found[0].pieces is None or found[0].squares is not None:
+                raise self.error("expected the promoted piece after '=', as in '--=Q'",
+                                 self.line, self.col)
+            return self._token("PATHPROMOTE", text[i : found[1]], found[1] - i, found[0])
+        for spelling, capture in PATH_DASHES:
+            if text.startswith(spelling, i) and not text.startswith("-->", i):
+                end = i + len(spelling)
+                left, right = dash_ties(text, i, end, prev.type if prev is not None else "")
+                self.dash_end = end if right or text.startswith("=", end) else -1
+                arrow = "[x]" if capture else "--"
+                return self._token("PATHDASH", arrow, len(spelling), (capture, left, right))
+        return None
 
     def _unicode_designator(self, ch: str) -> CqlToken:
         """A figurine or piece symbol, with any squares written after it (`♔g1`)."""
@@ -465,9 +466,10 @@ class LarkLexer(Lexer):
         """Yield tokens; consults the parser state to recognise line repetitions."""
         text = lexer_state.text
         source = text.text if hasattr(text, "text") else str(text)
-        # `_line_open` reads the whole parser stack: only a query that has a `line` pays.
-        if "line" in source:
-            tokenizer = Tokenizer(source, self.path, lambda: _line_open(parser_state))
+        # `open_sequence` reads the whole parser stack: only a query with a `line` or a
+        # `path` pays.
+        if "line" in source or "path" in source or "⊢" in source:
+            tokenizer = Tokenizer(source, self.path, lambda: open_sequence(parser_state))
         else:
             tokenizer = Tokenizer(source, self.path)
         yield from tokenizer.tokens()

@@ -145,6 +145,27 @@ def _move_ids(ids: dict[int, int], board: chess.Board, move: chess.Move | None) 
 
 
 @dataclass
+class PathFrame:
+    """The status of a `path` (docs/reference/cql.md#path): one being evaluated, or the
+    last one that matched in this game."""
+
+    start: int
+    #: Moves matched so far (with `focus`: moves of the focused pieces).
+    count: int = 0
+    #: All moves from the start so far, out-of-focus ones included.
+    unfocused: int = 0
+    #: The position the matched path ends at (None while it is being evaluated).
+    last: int | None = None
+
+
+def position_text(game: GameModel, p: int) -> str:
+    """How a position is named in comments and messages: `move N (wtm)`."""
+    board = game.board(p)
+    side = "wtm" if board.turn == chess.WHITE else "btm"
+    return f"move {board.fullmove_number or 1} ({side})"
+
+
+@dataclass
 class Ctx:
     """Per-game evaluation state shared by every closure (docs/reference/cql.md#evaluation-model)."""
 
@@ -161,6 +182,9 @@ class Ctx:
     steps: int = 0
     #: `line nestban`: per line filter, the positions its earlier matches consumed.
     line_bans: dict[int, set[int]] = field(default_factory=dict)
+    #: The `path` filters being evaluated, innermost last, and the last one that matched.
+    paths: list[PathFrame] = field(default_factory=list)
+    last_path: PathFrame | None = None
 
     def spend(self, steps: int, span: ast.Span) -> None:
         """Count loop iterations; a game that needs more than MAX_STEPS stops the run.

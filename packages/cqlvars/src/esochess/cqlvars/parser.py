@@ -10,7 +10,7 @@ import lark
 import lark.exceptions
 from lark import Token, Transformer
 
-from esochess.cqlvars import ast
+from esochess.cqlvars import ast, pathsyntax
 from esochess.cqlvars.header import parse_header
 from esochess.cqlvars.lexer import (
     KEYWORDS,
@@ -71,7 +71,7 @@ def query_error(path: str, source: str, span: ast.Span, message: str) -> SourceE
     )  # fmt: skip
 
 
-class _Builder(Transformer[Token, Any]):
+class _Builder(pathsyntax.PathBuilder, Transformer[Token, Any]):
     """Turns the lark tree into ast nodes; raises SourceError for literal errors."""
 
     def __init__(self, path: str, source: str) -> None:
