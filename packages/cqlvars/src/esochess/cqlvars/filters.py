@@ -257,7 +257,8 @@ def _path_status(read: Callable[[PathFrame], int | str | None]) -> Fn:
 
 def _path_debug(frame: PathFrame) -> str:
     return (f"pathstart {frame.start} pathcount {frame.count} "
-            f"pathcountunfocused {frame.unfocused} pathlastposition {frame.last}")
+            f"pathcountunfocused {frame.unfocused}"
+            + ("" if frame.last is None else f" pathlastposition {frame.last}"))
 
 
 def _depth(ctx: Ctx) -> int:
