@@ -137,3 +137,12 @@ def test_promotion(tmp_path: Path) -> None:
 def test_errors(tmp_path: Path, query: str, message: str) -> None:
     run = run_cql(tmp_path, query, F["F13"])
     assert run.code == 2 and message in run.err, run.err
+
+
+def test_an_unbounded_repetition_before_a_bounded_one(tmp_path: Path) -> None:
+    """`X+` then `X{2}`: a position reached after k repetitions is reached after k+1 too;
+    both line and path must keep it (both once dropped every state seen before)."""
+    game = "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n"
+    assert _lines(tmp_path, "cql() initial message({line --> true+ --> true{2}})", game) == ["7"]
+    assert _lines(tmp_path, "cql() initial message({path --+ --{2}})", game) == ["6"]
+    assert _lines(tmp_path, "cql() initial message({path (-- --)+ -- {2}})", game) == ["6"]

@@ -176,15 +176,21 @@ class SearchFilters(CompilerBase):
                 results: set[State] = set()
                 frontier = states
                 k = 0
-                seen: set[State] = set()
+                # Unbounded: a state met again with as many repetitions (counted up to
+                # the lower bound) adds nothing, which ends zero-width repetitions. (A
+                # state met at another count may still complete a later constituent.)
+                seen: set[tuple[int, State]] = set()
                 while frontier:
                     if k >= low_rep:
                         results |= frontier
                     if high_rep is not None and k >= high_rep:
                         break
-                    frontier = once(item, frontier) - seen
-                    seen |= frontier
+                    frontier = once(item, frontier)
                     k += 1
+                    if high_rep is None:
+                        tag = min(k, low_rep)
+                        frontier = {s for s in frontier if (tag, s) not in seen}
+                        seen.update((tag, s) for s in frontier)
                 return results
 
             try:

@@ -208,15 +208,21 @@ class _Search:
 
     def repeated(self, step: _Step, states: set[State]) -> set[State]:
         results: set[State] = set()
-        frontier, seen, k = states, set[State](), 0
+        frontier, k = states, 0
+        # Without an upper bound, a state reached again with as many repetitions (counted
+        # up to the lower bound) adds nothing: this ends repetitions of what consumes no move.
+        seen: set[tuple[int, State]] = set()
         while frontier:
             if k >= step.low:
                 results |= frontier
             if step.high is not None and k >= step.high:
                 break
-            frontier = self.once(step, frontier) - seen
-            seen |= frontier
+            frontier = self.once(step, frontier)
             k += 1
+            if step.high is None:
+                tag = min(k, step.low)
+                frontier = {s for s in frontier if (tag, s) not in seen}
+                seen.update((tag, s) for s in frontier)
         return results
 
     def once(self, step: _Step, states: set[State]) -> set[State]:
