@@ -145,6 +145,8 @@ ATOMS = [
     "Q attacks k", "x = 1", "move legal count > 30", "Qh5", "Bb5", "ke7", "Kf2", "nd4",
     "R[d7,e7]", "k[a-h1]", "move promote A",
     "move previous from N", "move previous from [QR]", "move previous from P", "move previous from K",
+    "{path quiet B[x]p check}", "{path quiet focus [Qq] --{2,}}", "{path quiet Q-- check}",
+    "{path quiet --=Q}", "{path quiet singlecolor (-- check){2}}", "pathcount >= 1",
 ]
 
 
