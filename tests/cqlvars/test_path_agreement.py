@@ -158,3 +158,13 @@ def test_lastposition_and_firstmatch() -> None:
     assert _engine("path firstmatch (-- check)+", STUDY_GAMES, "variations") == shortest
     ends = _engine("path lastposition (-- check)+", STUDY_GAMES, "variations")
     assert len(ends) == len(checks)
+
+
+def test_an_atomic_counter_ends_at_the_path_value() -> None:
+    """An atomic variable keeps the values of the chosen path only: counting the moves of
+    `(-- check)+` gives its value, the longest run of checks found independently above."""
+    query = ("cql(variations) atomic C = 0 v = {path (-- C += 1 check)+} "
+             'message(positionid " " C) C = 0 false')
+    compiled = compile_query("q.cql", query)
+    got = [f"{o.number} {line}" for o in run_games(compiled, STUDY_GAMES) for line in o.messages]
+    assert got == _expected(STUDY_GAMES, True, lambda n: _run(n, _gives_check, True))

@@ -146,3 +146,40 @@ def test_an_unbounded_repetition_before_a_bounded_one(tmp_path: Path) -> None:
     assert _lines(tmp_path, "cql() initial message({line --> true+ --> true{2}})", game) == ["7"]
     assert _lines(tmp_path, "cql() initial message({path --+ --{2}})", game) == ["6"]
     assert _lines(tmp_path, "cql() initial message({path (-- --)+ -- {2}})", game) == ["6"]
+
+
+def test_atomic_variables_follow_the_chosen_path(tmp_path: Path) -> None:
+    """CQL's documented example: with `atomic`, Count is the length of the longest line;
+    without, every position the path visited counted."""
+    plain = "cql(variations) initial Count = 0 {path -- Count += 1 *} message(Count)"
+    atomic = ("cql(variations) initial atomic Count = 0 {path -- Count += 1 *} "
+              "message(Count)")
+    assert _lines(tmp_path, plain, TREE) == ["8"]   # the 8 positions after the start
+    assert _lines(tmp_path, atomic, TREE) == ["5"]  # 1. e4 e5 2. Nf3 Nc6 3. Bb5
+    # A path that fails leaves the atomic variable as it was.
+    failed = ('cql(variations) initial atomic S = "-" {path (-- S += "x")+ mate} '
+              'message(S) false')
+    assert _lines(tmp_path, failed, TREE) == []
+    kept = ('cql(variations) initial atomic S = "-" not {path (-- S += "x")+ mate} '
+            'message(S) false')
+    assert _lines(tmp_path, kept, TREE) == ["-"]
+    # Outside a path an atomic variable is an ordinary one.
+    assert _lines(tmp_path, "cql() initial atomic Num = 2 Num += 1 message(Num) false",
+                  TREE) == ["3"]
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ("cql() x = 1 atomic x = 2", "1:20: error: variable 'x' was used before its atomic declaration"),
+    ("cql() persistent pp += 1 atomic pp = 2", "'pp' is persistent; it cannot also be atomic"),
+    ("cql() atomic w = K piece w = Q", "1:26: error: piece variables cannot be atomic"),
+])  # fmt: skip
+def test_atomic_errors(tmp_path: Path, query: str, message: str) -> None:
+    run = run_cql(tmp_path, query, F["F13"])
+    assert run.code == 2 and message in run.err, run.err
+
+
+def test_local_dictionary_is_reset_for_each_game(tmp_path: Path) -> None:
+    query = 'cql() local dictionary D  initial D[str(gamenumber)] = 1  message(#D) false'
+    assert _lines(tmp_path, query, F["F9"]) == ["1", "1", "1"]
+    persistent = 'cql() persistent dictionary D  initial D[str(gamenumber)] = 1  message(#D) false'
+    assert _lines(tmp_path, persistent, F["F9"]) == ["1", "2", "3", 'D: {"1": 1, "2": 1, "3": 1}']

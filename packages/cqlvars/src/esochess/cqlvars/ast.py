@@ -174,6 +174,8 @@ class Assign(Node):
     piece: bool = False
     persistent: bool = False
     quiet: bool = False
+    #: `atomic x = ...`: inside a `path`, x's value follows the branch being tried.
+    atomic: bool = False
 
 
 @dataclass(frozen=True)

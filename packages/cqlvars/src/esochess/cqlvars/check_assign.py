@@ -48,6 +48,14 @@ class AssignChecks(CheckerBase):
                     target.span, f"variable '{name}' was used before its persistent declaration"
                 )
             self.persistent[name] = self.persistent.get(name, False) or node.quiet
+        if node.atomic:
+            if name in self.persistent:
+                raise self.error(target.span, f"variable '{name}' is persistent; it cannot "
+                                              "also be atomic")
+            if known is not None and name not in self.atomic:
+                raise self.error(target.span, f"variable '{name}' was used before its atomic "
+                                              "declaration")
+            self.atomic.add(name)
         if name in self.persistent and node.op not in ("+=", "-="):
             self.persistent_bad_ops[name] = node.op
         op = node.op
@@ -83,6 +91,8 @@ class AssignChecks(CheckerBase):
             raise self.error(node.span, "a logical filter has no value to assign")
         else:
             kind = SET if vt == PIECE else vt
+        if name in self.atomic and kind == PIECE:
+            raise self.error(target.span, "piece variables cannot be atomic")
         if node.persistent and kind not in (NUMERIC, STRING, SET):
             raise self.error(target.span, "persistent variables must be numeric, string or set")
         if name in self.persistent and kind not in (NUMERIC, STRING, SET):

@@ -38,6 +38,8 @@ class CheckedQuery:
     warnings: list[SourceError] = field(default_factory=list)
     reducible_error: str | None = None
     sorts: list[ast.Sort] = field(default_factory=list)
+    #: `atomic` variables (docs/reference/cql.md#path).
+    atomic: frozenset[str] = frozenset()
 
     def type_of(self, node: ast.Node) -> str:
         """The static type of a checked node."""
@@ -83,6 +85,7 @@ class CheckerBase:
         self.types: dict[int, str] = {}
         self.kinds: dict[str, str] = {}
         self.persistent: dict[str, bool] = {}
+        self.atomic: set[str] = set()
         self.scoped: list[dict[str, str]] = []
         self.retired: set[str] = set()
         self.functions: dict[str, ast.FunctionDef] = {}

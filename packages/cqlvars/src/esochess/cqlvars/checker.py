@@ -46,6 +46,7 @@ class _Checker(AssignChecks, CallChecks):
             warnings=self.warnings,
             reducible_error=self.reducible(persistent_kinds),
             sorts=self.sorts,
+            atomic=frozenset(self.atomic),
         )
 
     def reducible(self, kinds: dict[str, str]) -> str | None:

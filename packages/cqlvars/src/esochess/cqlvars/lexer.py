@@ -33,7 +33,8 @@ all echo in min max comment message player white black elo event site date eco
 square piece function persistent isbound isunbound str originalcomment up down
 left right horizontal vertical diagonal orthogonal northeast northwest southeast
 southwest anydirection tag rotate45 reversecolor primary secondary firstmatch lastposition
-singlecolor nestban dictionary unbind path focus title verbose keepallbest piecepath""".split()
+singlecolor nestban dictionary unbind path focus title verbose keepallbest piecepath atomic
+local""".split()
 )
 
 #: The token type of each filter-table keyword (its syntax, see filters.Syntax).
@@ -43,7 +44,7 @@ TIER1_KEYWORDS = SYNTAX_KEYWORDS | frozenset(FILTERS)
 
 #: CQL words this implementation does not support (a located "not supported" error).
 TIER2_KEYWORDS = frozenset(
-    "writefile local atomic hhdb".split()
+    "writefile hhdb".split()
 )
 
 KEYWORDS = TIER1_KEYWORDS | TIER2_KEYWORDS

@@ -190,6 +190,11 @@ class _Builder(pathsyntax.PathBuilder, Transformer[Token, Any]):
             quiet=any(t.type == "QUIET" for t in words), init=init,
         )  # fmt: skip
 
+    def atomic_assign(self, c: list[Any]) -> ast.Node:
+        op_tok: Token = c[2]
+        target = ast.Var(span_of(c[1]), str(c[1]))
+        return ast.Assign(span_of(op_tok), str(op_tok), target, c[3], atomic=True)
+
     def persistent_bare(self, c: list[Any]) -> ast.Node:
         name = c[-1]
         raise self.error(span_of(name), f"expected an assignment after 'persistent {name}'")

@@ -5,7 +5,9 @@ constituents are moves (`S--T`, `S[x]T`, each with filters tested after the move
 filters tested where the path stands, and groups, each possibly repeated. As for `line`,
 the constituents run as a set-of-states automaton over the tree: a state is a position
 with the number of moves matched to reach it, and each (constituent, position) pair is
-evaluated at most once, so repetitions cost no exponential search.
+evaluated at most once, so repetitions cost no exponential search. With `atomic`
+variables a state also carries their values: each branch sees only the assignments made
+along it, and the chosen path's values remain.
 
 With `focus S` only the moves of the pieces on S at the start count: a move constituent
 skips any number of moves by other pieces (down every branch) to the next focused move;
@@ -24,8 +26,8 @@ from esochess.cqlvars.closures import Fn, Test
 from esochess.cqlvars.compile_base import CompilerBase
 from esochess.cqlvars.model import Ctx, GameModel, PathFrame, position_text
 
-#: A state of the automaton: (position, moves matched so far).
-State = tuple[int, int]
+#: A state of the automaton: (position, moves matched so far, the atomic variables' values).
+State = tuple[int, int, tuple[object, ...]]
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,8 @@ class PathFilters(CompilerBase):
         maximize = self.value(node.maximize) if node.maximize is not None else None
         if focus is not None or "singlecolor" in node.params:
             self.uses_piece_ids = True
-        walk = _Walk(node, steps, focus, maximize)
+        atomic = tuple(self.slots.slot(name) for name in sorted(self.checked.atomic))
+        walk = _Walk(node, steps, focus, maximize, atomic)
         return walk.run
 
     def _path_step(self, step: ast.PathStep) -> _Step:
@@ -73,8 +76,9 @@ class _Walk:
     """One compiled path; `run` evaluates it at the current position."""
 
     def __init__(self, node: ast.Path, steps: tuple[_Step, ...], focus: Fn | None,
-                 maximize: Fn | None) -> None:
+                 maximize: Fn | None, atomic: tuple[int, ...]) -> None:
         self.steps = steps
+        self.atomic = atomic
         self.focus = focus
         self.focus_capture = node.focus_capture
         self.maximize = maximize
@@ -91,17 +95,20 @@ class _Walk:
         frame = PathFrame(start)
         mark = len(ctx.comments)
         ctx.paths.append(frame)
+        before = tuple(ctx.slots[i] for i in self.atomic)
         try:
             search = _Search(ctx, frame, self, self._focused(ctx))
-            ends = search.sequence(self.steps, {(start, 0)})
-            best = self._best(ctx, frame, [(p, n) for p, n in ends if n >= 1])
+            ends = search.sequence(self.steps, {(start, 0, before)})
+            best = self._best(search, [s for s in ends if s[1] >= 1])
         finally:
             ctx.paths.pop()
             ctx.pos = start
         if best is None:
             del ctx.comments[mark:]
+            search.restore(before)
             return None
-        (end, count), value, others = best
+        (end, count, values), value, others = best
+        search.restore(values)
         game = ctx.game
         on_path = set(_between(game, start, end))
         # Comments made while trying other branches are dropped; those on the path stay.
@@ -127,30 +134,28 @@ class _Walk:
         ids = game.piece_ids(ctx.pos)
         return frozenset(ids[sq] for sq in chess.scan_forward(squares) if sq in ids)
 
-    def _best(self, ctx: Ctx, frame: PathFrame, ends: list[State]
+    def _best(self, search: _Search, ends: list[State]
               ) -> tuple[State, int, list[int]] | None:
         """The chosen end, the path's value and the other ends as good (`keepallbest`)."""
-        if not ends:
-            return None
         scored: list[tuple[int, State]] = []
-        if self.maximize is not None:
-            for end, n in ends:
-                ctx.pos, frame.count = end, n
-                frame.unfocused = ctx.game.plies[end] - ctx.game.plies[frame.start]
-                v = self.maximize(ctx)
-                if v is not None:
-                    scored.append((v, (end, n)))
+        maximize = self.maximize
+        if maximize is not None:
+            for state in ends:
+                v = search.at(state, maximize)
+                if isinstance(v, int):
+                    scored.append((v, state))
         else:
-            scored = [(n, (end, n)) for end, n in ends]
+            scored = [(state[1], state) for state in ends]
         if not scored:
             return None
-        sign = -1 if "firstmatch" in self.params and self.maximize is None else 1
+        sign = -1 if "firstmatch" in self.params and maximize is None else 1
         top = max(sign * v for v, _ in scored)
-        winners = sorted(s for v, s in scored if sign * v == top)
+        winners = sorted((s for v, s in scored if sign * v == top), key=lambda s: s[:2])
         value = sign * top
-        if self.low is not None and not self.low <= value <= (self.high if self.high is not None else self.low):
+        high = self.high if self.high is not None else self.low
+        if self.low is not None and high is not None and not self.low <= value <= high:
             return None
-        return winners[0], value, [p for p, _ in winners[1:]]
+        return winners[0], value, [s[0] for s in winners[1:]]
 
     def _comment(self, ctx: Ctx, search: _Search, start: int, end: int, count: int,
                  value: int, others: list[int]) -> None:
@@ -194,8 +199,9 @@ class _Search:
         self.focused = focused
         self.focus_capture = walk.focus_capture
         self.primary = "primary" in walk.params
-        self.memo: dict[tuple[int, int], bool] = {}
-        self.sets: dict[tuple[int, int], tuple[int | None, int | None]] = {}
+        self.atomic = walk.atomic
+        self.memo: dict[tuple[int, int, tuple[object, ...]], State | None] = {}
+        self.sets: dict[tuple[int, State], tuple[int | None, int | None]] = {}
         self.moves: dict[int, list[int]] = {}
 
     # the automaton ---------------------------------------------------------------
@@ -229,30 +235,43 @@ class _Search:
         if step.kind == "group":
             return self.sequence(step.steps, states)
         if step.kind == "filter":
-            return {s for s in states if self.holds(step, s)}
+            return {new for s in states if (new := self.holds(step, s)) is not None}
         out: set[State] = set()
-        for pos, n in states:
+        for pos, n, values in states:
             for tail in self.next_moves(pos):
-                if self.matches(step, tail, n) and self.holds(step, (tail, n + 1)):
-                    out.add((tail, n + 1))
+                if self.matches(step, tail, (pos, n, values)):
+                    new = self.holds(step, (tail, n + 1, values))
+                    if new is not None:
+                        out.add(new)
         return out
 
     # evaluation --------------------------------------------------------------------
     def at(self, state: State, run: Callable[[Ctx], object]) -> object:
-        """Run a closure at a state's position with the path status set for it."""
-        ctx, (pos, n) = self.ctx, state
+        """Run a closure at a state's position with the path status and the atomic
+        variables set for it."""
+        ctx, (pos, n, values) = self.ctx, state
         ctx.pos = pos
         self.frame.count = n
         self.frame.unfocused = self.game.plies[pos] - self.game.plies[self.frame.start]
+        self.restore(values)
         return run(ctx)
 
-    def holds(self, step: _Step, state: State) -> bool:
-        """The step's filters at a state (memoised per constituent and position)."""
+    def restore(self, values: tuple[object, ...]) -> None:
+        """Set the atomic variables to the values a state carries."""
+        for slot, value in zip(self.atomic, values, strict=True):
+            self.ctx.slots[slot] = value
+
+    def holds(self, step: _Step, state: State) -> State | None:
+        """The state after the step's filters at a state, or None when one fails
+        (memoised per constituent, position and atomic values)."""
         if not step.targets:
-            return True
-        key = (step.key, state[0])
+            return state
+        key = (step.key, state[0], state[2])
         if key not in self.memo:
-            self.memo[key] = all(self.at(state, t) for t in step.targets)
+            targets = step.targets
+            ok = bool(self.at(state, lambda ctx: all(t(ctx) for t in targets)))
+            after = tuple(self.ctx.slots[i] for i in self.atomic)
+            self.memo[key] = (state[0], state[1], after) if ok else None
         return self.memo[key]
 
     def next_moves(self, pos: int) -> list[int]:
@@ -299,11 +318,12 @@ class _Search:
         captured = _captured_square(board, move)
         return self.focus_capture and captured is not None and ids.get(captured) in self.focused
 
-    def matches(self, step: _Step, tail: int, n: int) -> bool:
-        """Whether the move to `tail` meets the step's start and end sets and promotion."""
+    def matches(self, step: _Step, tail: int, state: State) -> bool:
+        """Whether the move to `tail` meets the step's start and end sets and promotion;
+        the sets are evaluated where the move is played from."""
         game = self.game
         head, move = game.parents[tail], game.moves[tail]
-        left, right = self.step_sets(step, (head, n))
+        left, right = self.step_sets(step, (head, state[1], state[2]))
         if left is None or right is None:
             return False
         if not move:
@@ -333,7 +353,7 @@ class _Search:
 
     def step_sets(self, step: _Step, state: State) -> tuple[int | None, int | None]:
         """The step's start and end sets, evaluated where the move is played from."""
-        key = (step.key, state[0])
+        key = (step.key, state)
         found = self.sets.get(key)
         if found is None:
             left = self.at(state, step.left) if step.left is not None else chess.BB_ALL
