@@ -42,10 +42,15 @@ FILTER_TOKENS = {name: spec.syntax.value for name, spec in FILTERS.items()}
 
 TIER1_KEYWORDS = SYNTAX_KEYWORDS | frozenset(FILTERS)
 
-#: CQL words this implementation does not support (a located "not supported" error).
-TIER2_KEYWORDS = frozenset(
-    "writefile hhdb".split()
-)
+#: CQL words this implementation does not support (a located "not supported" error), with
+#: what to write instead.
+UNSUPPORTED = {
+    "writefile": "cql writes one output file, atomically; print text with message (...) or "
+                 "put it in the output games with comment (...)",
+    "hhdb": "the Heijden database fields are not interpreted; test the PGN directly, e.g. "
+            'tag "Black" ~~ "\\(c\\)" for a correction, originalcomment "<main>" for a main line',
+}
+TIER2_KEYWORDS = frozenset(UNSUPPORTED)
 
 KEYWORDS = TIER1_KEYWORDS | TIER2_KEYWORDS
 
@@ -372,7 +377,8 @@ class Tokenizer:
             word = m.group(0)
             if word in TIER2_KEYWORDS:
                 raise self.error(
-                    f"filter '{word}' is not supported by this implementation",
+                    f"filter '{word}' is not supported by this implementation: "
+                    + UNSUPPORTED[word],
                     self.line,
                     self.col,
                 )
