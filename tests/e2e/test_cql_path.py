@@ -183,3 +183,12 @@ def test_local_dictionary_is_reset_for_each_game(tmp_path: Path) -> None:
     assert _lines(tmp_path, query, F["F9"]) == ["1", "1", "1"]
     persistent = 'cql() persistent dictionary D  initial D[str(gamenumber)] = 1  message(#D) false'
     assert _lines(tmp_path, persistent, F["F9"]) == ["1", "2", "3", 'D: {"1": 1, "2": 1, "3": 1}']
+
+
+@pytest.mark.parametrize(("query", "instead"), [
+    ("cql() hhdb sound", 'tag "Black" ~~'),
+    ('cql() writefile ("x.txt" "hello")', "message (...)"),
+])  # fmt: skip
+def test_refused_words_say_what_to_write_instead(tmp_path: Path, query: str, instead: str) -> None:
+    run = run_cql(tmp_path, query, F["F13"])
+    assert run.code == 2 and "q.cql:1:7: error: filter '" in run.err and instead in run.err
