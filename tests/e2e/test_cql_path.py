@@ -133,6 +133,9 @@ def test_promotion(tmp_path: Path) -> None:
     ("cql() path -- sort ply", "'sort' may not appear inside a path constituent"),
     ("cql() path check--", "1:12: error: 'path move left' requires set"),
     ("cql() path max \"x\" --", "'path max' requires number"),
+    ("cql() x = 1 atomic x = 2", "1:20: error: variable 'x' was used before its atomic declaration"),
+    ("cql() persistent pp += 1 atomic pp = 2", "'pp' is persistent; it cannot also be atomic"),
+    ("cql() atomic w = K piece w = Q", "1:26: error: piece variables cannot be atomic"),
 ])  # fmt: skip
 def test_errors(tmp_path: Path, query: str, message: str) -> None:
     run = run_cql(tmp_path, query, F["F13"])
@@ -166,16 +169,6 @@ def test_atomic_variables_follow_the_chosen_path(tmp_path: Path) -> None:
     # Outside a path an atomic variable is an ordinary one.
     assert _lines(tmp_path, "cql() initial atomic Num = 2 Num += 1 message(Num) false",
                   TREE) == ["3"]
-
-
-@pytest.mark.parametrize(("query", "message"), [
-    ("cql() x = 1 atomic x = 2", "1:20: error: variable 'x' was used before its atomic declaration"),
-    ("cql() persistent pp += 1 atomic pp = 2", "'pp' is persistent; it cannot also be atomic"),
-    ("cql() atomic w = K piece w = Q", "1:26: error: piece variables cannot be atomic"),
-])  # fmt: skip
-def test_atomic_errors(tmp_path: Path, query: str, message: str) -> None:
-    run = run_cql(tmp_path, query, F["F13"])
-    assert run.code == 2 and message in run.err, run.err
 
 
 def test_local_dictionary_is_reset_for_each_game(tmp_path: Path) -> None:

@@ -112,7 +112,7 @@ class _Walk:
         game = ctx.game
         on_path = set(_between(game, start, end))
         # Comments made while trying other branches are dropped; those on the path stay.
-        ctx.comments[mark:] = [c for c in ctx.comments[mark:] if c[0] in on_path or c[0] == start]
+        ctx.comments[mark:] = [c for c in ctx.comments[mark:] if c[0] in on_path]
         self._comment(ctx, search, start, end, count, value, others)
         if "nestban" in params:
             ctx.line_bans.setdefault(self.key, set()).update(p for p in on_path if p != start)
