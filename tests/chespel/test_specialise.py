@@ -16,6 +16,7 @@ from esochess.chespel.codegen import compile_program, generate
 from esochess.chespel.frontend import compile_source
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.positions import placement_flags
+from esochess.chespel.runtime.search_board import SearchBoard
 from esochess.chespel.runtime.values import ChespelRuntimeError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -86,6 +87,75 @@ def test_generic_and_specialised_code_agree(name: str) -> None:
         for color in (chess.WHITE, chess.BLACK):
             assert outcome(special, board, color, flags) == outcome(generic, board, color, flags), \
                 (name, board.fen())
+
+
+def game_lines() -> list[list[chess.Move]]:
+    """The moves of the recorded games and of random walks, to replay move by move."""
+    lines = []
+    with open(LICHESS, encoding="utf-8") as handle:
+        for _ in range(4):
+            game = chess.pgn.read_game(handle)
+            if game is None:
+                break
+            lines.append(list(game.mainline_moves()))
+    rng = random.Random(18)
+    lines += [random_walk(rng, 160).move_stack for _ in range(30)]
+    return lines
+
+
+LINES = game_lines()
+
+
+def search_outcome(program: Program, board: SearchBoard, color: bool, flags: int) -> object:
+    try:
+        return program.search_score(board, color, flags, board.psq_main, board.psq_endgame)
+    except ChespelRuntimeError as exc:
+        return ("error", exc.line, exc.column, exc.message)
+
+
+def rule_outcome(program: Program, board: chess.Board, color: bool, flags: int) -> object:
+    try:
+        return program.rule_score(board, color, flags)
+    except ChespelRuntimeError as exc:
+        return ("error", exc.line, exc.column, exc.message)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_folded_piece_square_rules_keep_the_scores(name: str) -> None:
+    """The search's board keeps the folded rules' sum move by move: with it, the score is
+    the generic code's at every position of the games and walks, for both sides."""
+    generic, special = both(CASES[name], f"{name}.chp")
+    for line in LINES:
+        board = SearchBoard.of(chess.Board(), special.psq_main, special.psq_endgame)
+        for ply, move in enumerate(line):
+            board.push(move)
+            if ply % 3 and ply != len(line) - 1:
+                continue
+            flags = placement_flags(board)
+            for color in (chess.WHITE, chess.BLACK):
+                assert search_outcome(special, board, color, flags) == rule_outcome(
+                    generic, board, color, flags), (name, board.fen())
+
+
+def test_which_rules_are_folded() -> None:
+    def program(text: str) -> Program:
+        result = compile_source("p.chp", text)
+        assert result.ok
+        return compile_program(result)
+
+    positional = program((EXAMPLES / "positional.chp").read_text())
+    assert positional.psq_main is not None and positional.psq_endgame is not None
+    source = generate(compile_source("p.chp", (EXAMPLES / "positional.chp").read_text()))
+    # material and the four tables are folded; kingSafety, kingShelter, pawnStructure and
+    # pieces are run (the endgame: material folded, the other three run)
+    assert ("def score_main_rest(ctx, c):\n    return 0 + _rule_5(ctx, c) - _rule_5(ctx, not c)"
+            " + _rule_6_sym(ctx, c) + _rule_7_sym(ctx, c) + _rule_8_sym(ctx, c)\n") in source
+    # an entry that fails: nothing is folded, the rules raise the error as written
+    failing = program(source_of(SYNTHETIC["failing"]))
+    assert failing.psq_main is None and failing.rest_main is None
+    # not symmetric: run as written
+    assert program(source_of(SYNTHETIC["all pieces"])).psq_main is None
+    assert program(source_of(SYNTHETIC["centre"])).psq_main is not None
 
 
 def test_the_specialised_shapes_are_recognised() -> None:

@@ -118,6 +118,9 @@ class _Generator(ExpressionCode):
         self.loops = 0
         self.sym_cached: set[str] = set()
         """Symmetric rules whose cache holds both sides' difference (`NAME_sym`)."""
+        self.folded: dict[str, list[tuple[int, str]]] = {}
+        """Rules that are only piece-square terms: their table loops (see `drivers`)."""
+        self.fold_lines: list[str] = []
 
     # ------------------------------------------------------------------ module
 
@@ -148,6 +151,7 @@ class _Generator(ExpressionCode):
             self.lines.append("")
             self.lines.extend(self.special.module_lines)
         self.lines.extend(self.constant_lists)
+        self.lines.extend(self.fold_lines)
         positions = {name: (rule.name_pos.line, rule.name_pos.column, rule.name, rule.sym)
                      for rule, name in functions}
         self.lines.append("")
@@ -169,6 +173,7 @@ class _Generator(ExpressionCode):
             if rule.sym:
                 total += f" - {name}(ctx, not c)"
         emit(f"    return {total}")
+        self.rest_driver(which, functions)
         emit("")
         emit(f"def verbose_{which}(ctx, c, out):")
         for rule, name in functions:
@@ -178,6 +183,30 @@ class _Generator(ExpressionCode):
             else:
                 emit(f"    {name}_v(ctx, c, 1, '', out)")
         emit("    return None")
+
+    def rest_driver(self, which: str, functions: list[tuple[ast.Rule, str]]) -> None:
+        """`score_{which}_rest`: the module's rules without those folded into `PSQ_{WHICH}`,
+        whose sum the search's board keeps (runtime/search_board.py); `score_{which}` itself
+        when the fold fails at load time."""
+        emit = self.lines.append
+        total = "0"
+        loops: list[tuple[int, str]] = []
+        for rule, name in functions:
+            if name in self.folded:
+                loops += self.folded[name]
+            elif name in self.sym_cached:
+                total += f" + {name}_sym(ctx, c)"
+            else:
+                total += f" + {name}(ctx, c)" + (f" - {name}(ctx, not c)" if rule.sym else "")
+        emit("")
+        emit(f"def score_{which}_rest(ctx, c):")
+        emit(f"    return {total}")
+        if self.special is not None:
+            self.fold_lines += self.special.fold_lines(which, loops)
+        else:
+            self.fold_lines.append(f"PSQ_{which.upper()} = None")
+        self.fold_lines.append(f"if PSQ_{which.upper()} is None:")
+        self.fold_lines.append(f"    score_{which}_rest = score_{which}")
 
     def rule(self, rule: ast.Rule, name: str) -> None:
         emit = self.lines.append
@@ -190,7 +219,10 @@ class _Generator(ExpressionCode):
         emit(f"def {name}{'_raw' if cached else ''}(ctx, me):")
         emit("    _s = 0")
         if self.special is not None:
+            first = len(self.special.tables)
             self.special.score_body(rule.body)
+            if self.special.foldable(rule):
+                self.folded[name] = self.special.tables[first:]
         else:
             self.block(rule.body, 1)
         emit("    return _s")

@@ -109,6 +109,8 @@ class Specialiser:
         self.module_lines: list[str] = []
         """Module-level code (constants, table builders), emitted after the rules."""
         self.counter = 0
+        self.tables: list[tuple[int, str]] = []
+        """The table loops written so far: (number of `_TAB{n}`, the bitboard code)."""
 
     # ------------------------------------------------------------------ analysis
 
@@ -253,6 +255,19 @@ class Specialiser:
             return None
         return tuple(attribute for attribute in CACHE_ORDER if attribute in reads)
 
+    def foldable(self, rule: ast.Rule) -> bool:
+        """Whether a rule is nothing but piece-square terms and symmetric: the search then
+        keeps its sum move by move (runtime/search_board.py) instead of running it."""
+        return rule.sym and self._tables_only(rule.body)
+
+    def fold_lines(self, which: str, loops: list[tuple[int, str]]) -> list[str]:
+        """Module-level `PSQ_{WHICH}`: the folded table of the given table loops (None when
+        there are none, or an entry of one failed: then no rule of the module is folded)."""
+        if not loops:
+            return [f"PSQ_{which.upper()} = None"]
+        parts = ", ".join(f"(_TAB{n}, lambda ctx, me: {mask})" for n, mask in loops)
+        return [f"PSQ_{which.upper()} = _SQ.fold(({parts},))"]
+
     def _tables_only(self, body: tuple[ast.Stmt, ...]) -> bool:
         lets: set[str] = set()
         for stmt in body:
@@ -372,6 +387,7 @@ class Specialiser:
         var = gen.variable(name)
         mask, rest = gen.piece_domain(name, list(stmt.conditions))
         self._builder(n, stmt, lets, rest, var)
+        self.tables.append((n, mask))
         colour, piece_type = _known(mask)
         index = []
         if colour is not None:

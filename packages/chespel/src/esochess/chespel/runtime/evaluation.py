@@ -69,6 +69,14 @@ class Program:
     """Generated rule function name → (line, column, rule name, sym), to locate errors."""
     rule_functions: dict[str, ScoreFunction] = field(default_factory=dict)
     """Generated rule function name → its score function for one perspective."""
+    rest_main: ScoreFunction | None = None
+    """`score_main` without the rules folded into `psq_main` (None: nothing folded)."""
+    rest_endgame: ScoreFunction | None = None
+    psq_main: tuple[int, ...] | None = None
+    """The main module's symmetric piece-square rules as one table, White's point of view
+    (colour * 448 + type * 64 + cell), whose sum over the pieces the search keeps move by
+    move (runtime/search_board.py); None when no rule is folded."""
+    psq_endgame: tuple[int, ...] | None = None
 
     @classmethod
     def from_module(cls, module: ModuleType | Any) -> Program:
@@ -91,6 +99,10 @@ class Program:
             rule_positions=dict(getattr(module, "RULE_POSITIONS", {})),
             rule_functions={name: getattr(module, name)
                             for name in getattr(module, "RULE_POSITIONS", {})},
+            rest_main=_folded(module, "main"),
+            rest_endgame=_folded(module, "endgame"),
+            psq_main=getattr(module, "PSQ_MAIN", None),
+            psq_endgame=getattr(module, "PSQ_ENDGAME", None),
         )
 
     def context(self, board: chess.Board, flags: int) -> Context:
@@ -116,6 +128,25 @@ class Program:
                     total += self.score_main(ctx, color)
             else:
                 total = self.score_main(ctx, color)
+        except (MemoryError, RecursionError) as exc:
+            raise self.resource_error(exc) from None
+        return clamp(total)
+
+    def search_score(self, board: chess.Board, color: bool, flags: int, psq_main: int,
+                     psq_endgame: int, interrupt: Callable[[], None] | None = None) -> int:
+        """`rule_score` for a board that keeps the sums of `psq_main` and `psq_endgame` (White's
+        point of view; 0 for a table that is None): the same score, without running the
+        folded rules."""
+        ctx = Context(board, flags, self.threshold, interrupt)
+        main = self.rest_main or self.score_main
+        try:
+            if self._endgame(ctx):
+                endgame = self.rest_endgame or self.score_endgame
+                total = endgame(ctx, color) + (psq_endgame if color else -psq_endgame)
+                if not self.replace:
+                    total += main(ctx, color) + (psq_main if color else -psq_main)
+            else:
+                total = main(ctx, color) + (psq_main if color else -psq_main)
         except (MemoryError, RecursionError) as exc:
             raise self.resource_error(exc) from None
         return clamp(total)
@@ -175,6 +206,14 @@ class Program:
         except (MemoryError, RecursionError) as exc:
             raise self.resource_error(exc) from None
         return items
+
+
+def _folded(module: ModuleType | Any, which: str) -> ScoreFunction | None:
+    """A generated module's `score_WHICH_rest` when its piece-square rules were folded."""
+    if getattr(module, f"PSQ_{which.upper()}", None) is None:
+        return None
+    rest: ScoreFunction = getattr(module, f"score_{which}_rest")
+    return rest
 
 
 def fixed_value(board: chess.Board, color: bool) -> tuple[int, str] | None:

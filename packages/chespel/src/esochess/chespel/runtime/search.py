@@ -35,6 +35,7 @@ from esochess.chespel.runtime.ordering import (
     sorted_captures,
 )
 from esochess.chespel.runtime.positions import castle_bit, position_key
+from esochess.chespel.runtime.search_board import SearchBoard
 from esochess.chespel.runtime.table import EXACT, LOWER, UPPER, Table
 from esochess.chespel.runtime.timing import Limits, another_iteration
 from esochess.chespel.runtime.values import ChespelRuntimeError
@@ -146,7 +147,8 @@ class Searcher:
     def _search(self, board: chess.Board, flags: int, history: list[Hashable], limits: Limits,
                 start: float | None, stop: threading.Event | None,
                 on_iteration: Callable[[Iteration], None] | None) -> SearchResult:
-        self.board = board.copy(stack=False)
+        program = self.program
+        self.board = SearchBoard.of(board, program.psq_main, program.psq_endgame)
         self.root_flags = flags
         self.start = time.monotonic() if start is None else start
         hard, first = limits.hard, limits.first
@@ -508,7 +510,8 @@ class Searcher:
             score = 0
         else:
             try:
-                score = self.program.rule_score(board, board.turn, flags, self._poll)
+                score = self.program.search_score(board, board.turn, flags, board.psq_main,
+                                                  board.psq_endgame, self._poll)
             except ChespelRuntimeError as exc:
                 score = 0
                 if self.on_error is not None:

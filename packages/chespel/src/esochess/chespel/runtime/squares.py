@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import chess
 
@@ -36,6 +36,34 @@ def square_table(f: Callable[[Context, int], int]) -> list[int | None]:
                 except ChespelRuntimeError:
                     pass
     return table
+
+
+def fold(loops: Sequence[tuple[Sequence[list[int | None]], Callable[[Context, bool], int]]],
+         ) -> tuple[int, ...] | None:
+    """One table for the symmetric rules made of the given piece-square loops (each: its
+    tables for the perspectives False and True, and its bitboard for a perspective): per
+    (colour, type, cell), what a piece there adds to the rules' score from White's point of
+    view, the sum over loops of `table[True]` minus `table[False]` wherever the loop's
+    bitboard holds the piece. None when an entry that a loop reads had failed (the rules are
+    then run, and raise the error)."""
+    folded = [0] * SIZE
+    board = chess.Board.empty()
+    for color in (chess.BLACK, chess.WHITE):
+        for piece_type in chess.PIECE_TYPES:
+            piece = chess.Piece(piece_type, color)
+            for square in chess.SQUARES:
+                board.clear_board()
+                board.set_piece_at(square, piece)
+                ctx = Context(board, 0)
+                index = color * 448 + piece_type * 64 + square
+                for tables, mask in loops:
+                    for me, sign in ((True, 1), (False, -1)):
+                        if mask(ctx, me) & chess.BB_SQUARES[square]:
+                            value = tables[me][index]
+                            if value is None:
+                                return None
+                            folded[index] += sign * value
+    return tuple(folded)
 
 
 def by_type(board: chess.Board) -> tuple[tuple[int, int], ...]:
