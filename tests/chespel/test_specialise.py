@@ -39,6 +39,15 @@ SYNTHETIC = {
     "queens": ("module evaluation\nsym rule r:\n\tpiece q with player == me, type == queen:\n"
                "\t\tif (q.cell.col.open) score 0.1;\n\t\tif (q.cell.col.halfOpenFor(foe)) "
                "score 0.05;\n\t\tif (q.passedPawn) score 7;\n"),
+    # cached in parts: rooks (pawns and rooks), the bishop pair (bishops), doubled pawns
+    "parts": ("module evaluation\nsym rule r:\n\tpiece r with player == me, type == rock:\n"
+              "\t\tif (r.cell.col.open) score 0.2;\n\tif (me.bishopPair) score 0.3;\n"
+              "\tscore -0.1 * me.doubledPawns.length;\n"),
+    # the same with a statement that can fail: one cache for the rule
+    "parts failing": ("module evaluation\nsym rule r:\n\tlet t = [0, 1];\n"
+                      "\tpiece r with player == me, type == rock:\n"
+                      "\t\tif (r.cell.col.open) score 0.2;\n"
+                      "\tscore t.elem(me.doubledPawns.length);\n"),
     "me inside": ("module evaluation\nrule r:\n\tpiece p with type == knight:\n"
                   "\t\tif (p.player == me) score p.cell.distance(e4);\n"),
 }
@@ -163,10 +172,14 @@ def test_the_specialised_shapes_are_recognised() -> None:
     special, plain = generate(result), generate(result, specialise=False)
     assert special.count("_SQ.square_table(") == 6  # material, 4 tables, endgame material
     # cached by placement: pawnSquares, kingShelter, pawnStructure, activeKing, passedPawns
-    # (pawns and kings), pieces (pawns, bishops, rooks), endgameRocks (pawns, rooks) and,
-    # being symmetric, the knight, bishop and king tables (by knights, bishops, kings)
-    assert special.count("_raw(ctx, me):") == 10
-    assert "_p0 = ctx.board.pawns\n    _p1 = ctx.board.bishops\n    _p2 = ctx.board.rooks" in special
+    # (pawns and kings), pieces in two parts (rooks on open columns by pawns and rooks, the
+    # bishop pair by bishops), endgameRocks (pawns, rooks) and, being symmetric, the
+    # knight, bishop and king tables (by knights, bishops, kings)
+    assert special.count("_raw(ctx, me):") == 11
+    assert "def _rule_8_part0_raw(ctx, me):" in special
+    assert "_p0 = ctx.board.pawns\n    _p1 = ctx.board.rooks\n    _k = (" in special
+    assert "_p0 = ctx.board.bishops\n    _k = (_p0 & _w, _p0 & _b, me)" in special
+    assert "return _rule_8_part0_sym(ctx, me) + _rule_8_part1_sym(ctx, me)" in special
     # a symmetric rule's cache holds both sides: one lookup in the drivers
     assert "+ _rule_2_sym(ctx, c) +" in special
     assert "_rule_5(ctx, c) - _rule_5(ctx, not c)" in special  # kingSafety reads the flags
@@ -185,6 +198,9 @@ def test_the_synthetic_shapes_are_recognised() -> None:
 
     assert "_SQ.near_masks('<', 2000)" in special("near")
     assert "_p0 = ctx.board.pawns\n    _p1 = ctx.board.queens\n" in special("queens")
+    parts = special("parts")
+    assert "def _rule_0_part2_raw(ctx, me):" in parts and "_part3" not in parts
+    assert "_part" not in special("parts failing")
 
 
 def test_failing_entries_fall_back_to_the_generic_error() -> None:

@@ -215,26 +215,56 @@ class _Generator(ExpressionCode):
         emit("")
         self.verbose = False
         self.rule_name = f"_NAME{name}"
-        cached = self.special.cache_kind(rule) if self.special is not None else None
-        emit(f"def {name}{'_raw' if cached else ''}(ctx, me):")
-        emit("    _s = 0")
-        if self.special is not None:
-            first = len(self.special.tables)
-            self.special.score_body(rule.body)
-            if self.special.foldable(rule):
-                self.folded[name] = self.special.tables[first:]
+        special = self.special
+        cached = special.cache_kind(rule) if special is not None else None
+        groups = special.cache_groups(rule) if special is not None and cached else None
+        first = len(special.tables) if special is not None else 0
+        if groups is not None:
+            self.cached_parts(rule, name, groups)
         else:
-            self.block(rule.body, 1)
-        emit("    return _s")
-        if cached is not None and self.special is not None:
-            self.special.emit_piece_cache(name, cached, rule.sym)
-            if rule.sym:
-                self.sym_cached.add(name)
+            self.score_function(rule, name, rule.body, cached)
+        if special is not None and special.foldable(rule):
+            self.folded[name] = special.tables[first:]
         emit("")
         self.verbose = True
         emit(f"def {name}_v(ctx, me, _sign, _prefix, _out):")
         self.block(rule.body, 1)
         emit("    return None")
+
+    def cached_parts(self, rule: ast.Rule, name: str,
+                     groups: list[tuple[list[ast.Stmt], tuple[str, ...]]]) -> None:
+        """A rule cached in parts (Specialiser.cache_groups): one cached function per run of
+        statements, and the rule's functions add them up."""
+        emit = self.lines.append
+        lets = tuple(stmt for stmt in rule.body if isinstance(stmt, ast.Let))
+        parts = [f"{name}_part{index}" for index in range(len(groups))]
+        for part, (statements, key) in zip(parts, groups, strict=True):
+            self.score_function(rule, part, (*lets, *statements), key)
+        emit("")
+        emit(f"def {name}(ctx, me):")
+        emit(f"    return {' + '.join(f'{part}(ctx, me)' for part in parts)}")
+        if rule.sym:
+            emit("")
+            emit(f"def {name}_sym(ctx, me):")
+            emit(f"    return {' + '.join(f'{part}_sym(ctx, me)' for part in parts)}")
+            self.sym_cached.add(name)
+
+    def score_function(self, rule: ast.Rule, name: str, body: tuple[ast.Stmt, ...],
+                       cached: tuple[str, ...] | None) -> None:
+        """The fast score function of a rule (or of a part of it): `name`, or `name`_raw
+        behind a placement cache keyed by `cached`."""
+        emit = self.lines.append
+        emit(f"def {name}{'_raw' if cached else ''}(ctx, me):")
+        emit("    _s = 0")
+        if self.special is not None:
+            self.special.score_body(body)
+        else:
+            self.block(body, 1)
+        emit("    return _s")
+        if cached is not None and self.special is not None:
+            self.special.emit_piece_cache(name, cached, rule.sym)
+            if rule.sym:
+                self.sym_cached.add(name)
 
     @staticmethod
     def variable(name: str) -> str:

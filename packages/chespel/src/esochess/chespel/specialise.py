@@ -255,6 +255,32 @@ class Specialiser:
             return None
         return tuple(attribute for attribute in CACHE_ORDER if attribute in reads)
 
+    def cache_groups(self, rule: ast.Rule) -> list[tuple[list[ast.Stmt], tuple[str, ...]]] | None:
+        """For a cached rule whose statements read the placement of different piece types
+        (`pieces`: rooks on open columns read pawns and rooks, the bishop pair bishops):
+        runs of consecutive statements reading the same types, each with the types its own
+        cache is keyed by — a bishop move then leaves the rooks' entry valid. None when the
+        rule is one such run, declares anything but constant lists, or has a statement
+        that can fail (a cache per run changes which of two errors comes first)."""
+        constants = frozenset(stmt.name for stmt in rule.body
+                              if isinstance(stmt, ast.Let) and self.literal_list(stmt.value))
+        groups: list[tuple[list[ast.Stmt], tuple[str, ...]]] = []
+        for stmt in rule.body:
+            if isinstance(stmt, ast.Let):
+                if stmt.name not in constants:
+                    return None
+                continue
+            reads: set[str] = set()
+            if (not self.reads_only((stmt,), constants, reads) or not reads
+                    or any(self.gen.can_fail(expr) for expr in _expressions(stmt))):
+                return None
+            key = tuple(attribute for attribute in CACHE_ORDER if attribute in reads)
+            if groups and groups[-1][1] == key:
+                groups[-1][0].append(stmt)
+            else:
+                groups.append(([stmt], key))
+        return groups if len(groups) > 1 else None
+
     def foldable(self, rule: ast.Rule) -> bool:
         """Whether a rule is nothing but piece-square terms and symmetric: the search then
         keeps its sum move by move (runtime/search_board.py) instead of running it."""
@@ -464,6 +490,23 @@ class Specialiser:
         emit(f"_UNI{n} = [_SQ.uniform(_TAB{n}[0]), _SQ.uniform(_TAB{n}[1])]")
         self.module_lines.extend(gen.lines)
         gen.lines = saved
+
+
+def _expressions(stmt: ast.Stmt) -> Iterator[ast.Expr]:
+    """The expressions a statement evaluates, nested statements included."""
+    if isinstance(stmt, ast.Score):
+        yield stmt.value
+        if stmt.justification is not None:
+            yield stmt.justification
+    elif isinstance(stmt, ast.If):
+        yield stmt.condition
+    elif isinstance(stmt, ast.Let):
+        yield stmt.value
+    elif isinstance(stmt, ast.Loop):
+        yield from stmt.conditions
+    if isinstance(stmt, (ast.If, ast.Loop)):
+        for inner in stmt.body:
+            yield from _expressions(inner)
 
 
 def _literal_number(expr: ast.Expr) -> bool:
