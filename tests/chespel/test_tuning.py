@@ -5,16 +5,19 @@ from __future__ import annotations
 import io
 
 import chess
+import chess.engine
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
+from test_eval_support import EXAMPLES
 
 from esochess.chespel.codegen import compile_program
 from esochess.chespel.frontend import compile_source
+from esochess.chespel.match import EngineSpec
 from esochess.chespel.runtime.positions import placement_flags
-from esochess.chespel.tuning import samples
+from esochess.chespel.tuning import labels, samples
 from esochess.chespel.tuning.fit import Data, error, fit_k, fit_weights, sigmoid, texel
 from esochess.chespel.tuning.samples import GameCount, choose, quiet, read_candidates
 from esochess.chespel.tuning.tracing import Tracer, features, traced_program
@@ -235,3 +238,32 @@ def test_quiet_plays_out_the_pending_exchange() -> None:
     assert quiet(calm) == (chess.Board(calm.fen), 0)
     # A line that ends in a position the rules do not score is dropped.
     assert quiet(Candidate("4k3/8/8/8/8/8/8/4K3 w - - 0 1", 0, 0.5, 0)) is None
+
+
+def test_an_engine_score_becomes_an_expected_result() -> None:
+    def pov(score: chess.engine.Score, turn: bool = chess.BLACK) -> chess.engine.PovScore:
+        return chess.engine.PovScore(score, turn)
+
+    assert labels.expected(pov(chess.engine.Cp(0))) == 0.5
+    assert labels.expected(pov(chess.engine.Cp(-400))) == pytest.approx(10 / 11)  # Black's view
+    assert labels.expected(pov(chess.engine.Cp(400), chess.WHITE)) == pytest.approx(10 / 11)
+    assert labels.expected(pov(chess.engine.Mate(3), chess.WHITE)) == 1.0
+    assert labels.expected(pov(chess.engine.Mate(2))) == 0.0
+
+
+def test_a_chespel_program_labels_positions_by_its_search() -> None:
+    engine = EngineSpec.parse(str(EXAMPLES / "material.chp"))
+    board = chess.Board("4k3/8/8/8/8/8/3Q4/4K3 b - - 0 1")  # White a queen up
+    labeller = labels.Labeller(labels.LabelSettings(engine, depth=1, weight=1.0))
+    try:
+        score = labeller.target(board, 0.0)
+        assert score > 0.99
+        labeller.settings = labels.LabelSettings(engine, depth=1, weight=0.25)
+        assert labeller.target(board, 1.0) == pytest.approx(0.25 * score + 0.75)
+    finally:
+        labeller.close()
+
+
+def test_a_label_engine_that_does_not_start_is_a_label_error() -> None:
+    with pytest.raises(labels.LabelError, match="cannot start engine"):
+        labels.Labeller(labels.LabelSettings(EngineSpec.parse("uci:/nonexistent/engine")))

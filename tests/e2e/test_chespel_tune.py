@@ -103,3 +103,24 @@ def test_several_pgn_files_follow_one_games_option(tmp_path: Path) -> None:
     assert (tmp_path / "t.chp").is_file()
     missing = chespel("tune", str(POSITIONAL), cwd=tmp_path)
     assert missing.returncode == 2 and "missing option '--games'" in missing.stderr
+
+
+def test_positions_labelled_by_an_engine(tmp_path: Path) -> None:
+    """--label: the targets come from an engine's search (here a Chespel program at depth
+    1, two worker processes), and an engine that does not start is a usage error that
+    leaves no file behind."""
+    material = ROOT / "examples" / "chespel" / "material.chp"
+    games = tmp_path / "g.pgn"
+    games.write_text('[Event "x"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 '
+                     '5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Na5 1-0\n')
+    done = chespel("tune", str(POSITIONAL), "--games", str(games), "--label", str(material),
+                   "--label-depth", "1", "--label-weight", "0.5", "--jobs", "2",
+                   "-o", str(tmp_path / "l.chp"))
+    assert done.returncode == 0, done.stderr
+    assert "quiet positions from 1 games" in done.stdout
+    assert chespel("check", str(tmp_path / "l.chp")).returncode == 0
+    bad = chespel("tune", str(POSITIONAL), "--games", str(games),
+                  "--label", "uci:/nonexistent/engine", "-o", str(tmp_path / "b.chp"))
+    assert bad.returncode == 2
+    assert "chespel: error: cannot start engine /nonexistent/engine" in bad.stderr
+    assert not (tmp_path / "b.chp").exists()

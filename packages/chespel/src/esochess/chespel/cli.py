@@ -43,6 +43,7 @@ from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Repl
 from esochess.chespel.runtime.values import ChespelRuntimeError
 from esochess.chespel.stats import MODELS, Model, Sprt
+from esochess.chespel.tuning.labels import LabelSettings
 from esochess.chespel.tuning.tune import TuneError, TuneSettings, tune
 from esochess.fen import SourceError, files, format_diagnostic
 from esochess.fen.cliutil import CONTEXT_SETTINGS, InputFile, version_option
@@ -319,9 +320,17 @@ def ablate_command(file: str, games: int, depth: int, max_plies: int, jobs: int,
               help="Processes computing the positions' features.")
 @click.option("--seed", default=0, show_default=True, type=int,
               help="Seed of the random choice of positions.")
+@click.option("--label", "label", metavar="ENGINE",
+              help="Learn from this engine's search score of each position (a .chp program "
+                   "or uci:COMMAND[;OPTION=VALUE]...) blended with the game's result.")
+@click.option("--label-depth", default=6, show_default=True, type=click.IntRange(1),
+              help="Depth of the --label engine's search.")
+@click.option("--label-weight", default=1.0, show_default=True,
+              type=click.FloatRange(0.0, 1.0),
+              help="Share of the engine's score in a position's target (the rest: the result).")
 def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
                  positions: int | None, freeze: tuple[str, ...], output: str | None, jobs: int,
-                 seed: int) -> None:
+                 seed: int, label: str | None, label_depth: int, label_weight: float) -> None:
     """Texel-tune the numbers of FILE.chp's rules on the positions of finished games
     (`--games A.pgn B.pgn ...`) and write the same program with the tuned numbers (layout
     and comments kept)."""
@@ -338,7 +347,14 @@ def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
                                                             name, known), err=True)
             sys.exit(EXIT_USAGE)
     target = output or default_output(file) + ".tuned.chp"
-    settings = TuneSettings(games=games, positions=positions, freeze=freeze, jobs=jobs, seed=seed)
+    try:
+        labels = (None if label is None else
+                  LabelSettings(EngineSpec.parse(label), label_depth, label_weight))
+    except MatchError as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    settings = TuneSettings(games=games, positions=positions, freeze=freeze, jobs=jobs,
+                            seed=seed, label=labels)
     try:
         found = tune(file, read_source(file), result, settings,
                      lambda line: click.echo(line, err=True))

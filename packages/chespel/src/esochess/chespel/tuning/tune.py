@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import io
 import multiprocessing
+import multiprocessing.util
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+import chess
 import numpy as np
 from scipy import sparse
 
@@ -24,6 +26,7 @@ from esochess.chespel.frontend import compile_source
 from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.values import ChespelRuntimeError
 from esochess.chespel.tuning.fit import Data, error, texel
+from esochess.chespel.tuning.labels import LabelError, Labeller, LabelSettings
 from esochess.chespel.tuning.samples import (
     Candidate,
     GameCount,
@@ -64,6 +67,8 @@ class TuneSettings:
     freeze: tuple[str, ...] = ()
     jobs: int = 2
     seed: int = 0
+    label: LabelSettings | None = None
+    """Targets from a reference engine's search instead of game results alone."""
 
 
 @dataclass(frozen=True)
@@ -101,20 +106,42 @@ class _Chunk:
 
 
 class _Worker:
-    """The traced program one process computes features with."""
+    """The traced program one process computes features with, and its reference engine
+    (started on first use, closed when the process ends)."""
 
     traced: Program
+    label: LabelSettings | None = None
+    labeller: Labeller | None = None
 
     @classmethod
-    def setup(cls, path: str, text: str, parent: int | None = None) -> None:
+    def setup(cls, path: str, text: str, parent: int | None = None,
+              label: LabelSettings | None = None) -> None:
         if parent is not None:
             die_with_parent(parent)
+        cls.label = label
         result = compile_source(path, text)
         assert result.program is not None
         weights, ids = find_weights(result.program)
         wanted = score_literals(result.program)
         cls.traced = traced_program(result, {key: index for key, index in ids.items()
                                              if key in wanted}, [w.millis for w in weights])
+
+    @classmethod
+    def target(cls, board: chess.Board, result: float) -> float:
+        """A position's target: the game's result, or the blend with the engine's score."""
+        if cls.label is None:
+            return result
+        if cls.labeller is None:
+            cls.labeller = Labeller(cls.label)
+            if multiprocessing.parent_process() is not None:
+                multiprocessing.util.Finalize(cls, cls.close, exitpriority=10)
+        return cls.labeller.target(board, result)
+
+    @classmethod
+    def close(cls) -> None:
+        if cls.labeller is not None:
+            cls.labeller.close()
+            cls.labeller = None
 
 
 def _features(candidates: Sequence[Candidate]) -> _Chunk:
@@ -127,6 +154,7 @@ def _features(candidates: Sequence[Candidate]) -> _Chunk:
                 chunk.dropped += 1
                 continue
             score, grad = features(_Worker.traced, *found)
+            target = _Worker.target(found[0], candidate.result)
         except ChespelRuntimeError as exc:
             chunk.dropped += 1
             if len(chunk.errors) < 5:
@@ -134,7 +162,7 @@ def _features(candidates: Sequence[Candidate]) -> _Chunk:
                                     f"(line {exc.line}, column {exc.column})")
             continue
         row = len(chunk.results)
-        chunk.results.append(candidate.result)
+        chunk.results.append(target)
         chunk.games.append(candidate.game)
         chunk.scores.append(score)
         for column, coefficient in grad.items():
@@ -160,16 +188,17 @@ def _read(part: GameText) -> tuple[list[Candidate], GameCount]:
 class _Pool:
     """The worker processes of one tuning run (none with one job): `map` keeps the order."""
 
-    def __init__(self, path: str, text: str, jobs: int) -> None:
+    def __init__(self, path: str, text: str, jobs: int,
+                 label: LabelSettings | None = None) -> None:
         self.executor: ProcessPoolExecutor | None = None
         if jobs <= 1:
-            _Worker.setup(path, text)
+            _Worker.setup(path, text, None, label)
             return
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
         self.executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
                                             initializer=_Worker.setup,
-                                            initargs=(path, text, os.getpid()))
+                                            initargs=(path, text, os.getpid(), label))
 
     def map(self, function: Callable[[_In], _Out], items: Iterable[_In]) -> Iterator[_Out]:
         if self.executor is None:
@@ -177,6 +206,7 @@ class _Pool:
         return self.executor.map(function, items)
 
     def close(self, finished: bool) -> None:
+        _Worker.close()
         if self.executor is not None:
             if not finished:
                 for process in list(getattr(self.executor, "_processes", {}).values()):
@@ -222,7 +252,7 @@ def tune(path: str, text: str, result: CheckResult, settings: TuneSettings,
     assert result.program is not None
     weights, _ = find_weights(result.program)
     count = GameCount()
-    pool = _Pool(path, text, settings.jobs)
+    pool = _Pool(path, text, settings.jobs, settings.label)
     finished = False
     try:
         candidates = _candidates(pool, settings.games, count)
@@ -234,6 +264,8 @@ def tune(path: str, text: str, result: CheckResult, settings: TuneSettings,
             raise TuneError("the games hold no position to tune on (finished games needed)")
         chunks = list(_all_features(pool, chosen, progress))
         finished = True
+    except LabelError as exc:
+        raise TuneError(str(exc)) from None
     finally:
         pool.close(finished)
     frozen = {w.index for w in weights if w.rule in settings.freeze}
