@@ -53,17 +53,25 @@ SYNTHETIC = {
 }
 
 
-def positions() -> list[chess.Board]:
-    boards = []
+def recorded_games() -> list[list[chess.Move]]:
+    """The moves of the first four recorded games."""
+    lines = []
     with open(LICHESS, encoding="utf-8") as handle:
         for _ in range(4):
             game = chess.pgn.read_game(handle)
             if game is None:
                 break
-            board = game.board()
-            for move in game.mainline_moves():
-                board.push(move)
-                boards.append(board.copy(stack=False))
+            lines.append(list(game.mainline_moves()))
+    return lines
+
+
+def positions() -> list[chess.Board]:
+    boards = []
+    for line in recorded_games():
+        board = chess.Board()
+        for move in line:
+            board.push(move)
+            boards.append(board.copy(stack=False))
     rng = random.Random(17)
     boards += [random_walk(rng, 120) for _ in range(100)]
     return boards
@@ -100,13 +108,7 @@ def test_generic_and_specialised_code_agree(name: str) -> None:
 
 def game_lines() -> list[list[chess.Move]]:
     """The moves of the recorded games and of random walks, to replay move by move."""
-    lines = []
-    with open(LICHESS, encoding="utf-8") as handle:
-        for _ in range(4):
-            game = chess.pgn.read_game(handle)
-            if game is None:
-                break
-            lines.append(list(game.mainline_moves()))
+    lines = recorded_games()
     rng = random.Random(18)
     lines += [random_walk(rng, 160).move_stack for _ in range(30)]
     return lines

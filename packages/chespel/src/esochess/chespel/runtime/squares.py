@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import chess
 
@@ -24,6 +24,17 @@ SIZE = 2 * 448
 def square_table(f: Callable[[Context, int], int]) -> list[int | None]:
     """The table of `f` over every (colour, type, cell)."""
     table: list[int | None] = [None] * SIZE
+    for index, square, ctx in _lone_pieces():
+        try:
+            table[index] = f(ctx, square)
+        except ChespelRuntimeError:
+            pass
+    return table
+
+
+def _lone_pieces() -> Iterator[tuple[int, int, Context]]:
+    """(table index, cell, context of a board holding only that piece) for every colour,
+    piece type and cell (the board is reused: each context is valid until the next)."""
     board = chess.Board.empty()
     for color in (chess.BLACK, chess.WHITE):
         for piece_type in chess.PIECE_TYPES:
@@ -31,11 +42,7 @@ def square_table(f: Callable[[Context, int], int]) -> list[int | None]:
             for square in chess.SQUARES:
                 board.clear_board()
                 board.set_piece_at(square, piece)
-                try:
-                    table[color * 448 + piece_type * 64 + square] = f(Context(board, 0), square)
-                except ChespelRuntimeError:
-                    pass
-    return table
+                yield color * 448 + piece_type * 64 + square, square, Context(board, 0)
 
 
 def fold(loops: Sequence[tuple[Sequence[list[int | None]], Callable[[Context, bool], int]]],
@@ -47,22 +54,14 @@ def fold(loops: Sequence[tuple[Sequence[list[int | None]], Callable[[Context, bo
     bitboard holds the piece. None when an entry that a loop reads had failed (the rules are
     then run, and raise the error)."""
     folded = [0] * SIZE
-    board = chess.Board.empty()
-    for color in (chess.BLACK, chess.WHITE):
-        for piece_type in chess.PIECE_TYPES:
-            piece = chess.Piece(piece_type, color)
-            for square in chess.SQUARES:
-                board.clear_board()
-                board.set_piece_at(square, piece)
-                ctx = Context(board, 0)
-                index = color * 448 + piece_type * 64 + square
-                for tables, mask in loops:
-                    for me, sign in ((True, 1), (False, -1)):
-                        if mask(ctx, me) & chess.BB_SQUARES[square]:
-                            value = tables[me][index]
-                            if value is None:
-                                return None
-                            folded[index] += sign * value
+    for index, square, ctx in _lone_pieces():
+        for tables, mask in loops:
+            for me, sign in ((True, 1), (False, -1)):
+                if mask(ctx, me) & chess.BB_SQUARES[square]:
+                    value = tables[me][index]
+                    if value is None:
+                        return None
+                    folded[index] += sign * value
     return tuple(folded)
 
 
