@@ -46,7 +46,7 @@ from esochess.chespel.tuning.weights import (
     weight_table,
 )
 from esochess.fen import files
-from esochess.fen.processes import die_with_parent
+from esochess.fen.processes import die_with_parent, stop_pool
 
 CHUNK = 1000
 """Positions per unit of work sent to a worker process."""
@@ -207,11 +207,12 @@ class _Pool:
 
     def close(self, finished: bool) -> None:
         _Worker.close()
-        if self.executor is not None:
-            if not finished:
-                for process in list(getattr(self.executor, "_processes", {}).values()):
-                    process.terminate()
-            self.executor.shutdown(wait=True, cancel_futures=True)
+        if self.executor is None:
+            return
+        if finished:
+            self.executor.shutdown(wait=True)
+        else:
+            stop_pool(self.executor)  # a worker ended mid-result must not hang the exit
 
 
 def _all_features(pool: _Pool, candidates: Sequence[Candidate],
