@@ -109,11 +109,23 @@ def test_body_expression_refuses_other_shapes(lines: list[str]) -> None:
 
 
 def test_inline_call_binds_arguments_and_routes_helpers_to_the_wrapper() -> None:
-    src = inline_call("_cw9", (3, 4), ["L[2]"], "_index(_k1, L[0], (1, 2))", _temps())
+    src = inline_call("_cw9", (3, 4), ["L[2] + 1"], "_index(_k1, L[0], (1, 2))", _temps())
     assert src is not None
     assert "_index" not in src
-    assert "(_t1 := L[2])" in src
+    assert "(_t1 := L[2] + 1)" in src
     assert src.count("_cw9(m, (3, 4), [_t1])") == 2
+    compile(src, "<test>", "eval")
+
+
+def test_inline_call_reads_plain_local_arguments_in_place() -> None:
+    # Locals and integer literals need no binding: the body reads them where it reads
+    # its parameters, and the wrapper gets them as they are.
+    src = inline_call("_cw9", (3, 4), ["L[2]", "7"], "_index(_k1, L[0], L[1]) + L[0]", _temps())
+    assert src is not None
+    assert ":=" not in src
+    assert "_index" not in src
+    assert src.count("_cw9(m, (3, 4), [L[2], 7])") == 2
+    assert "+ L[2]" in src
     compile(src, "<test>", "eval")
 
 

@@ -171,9 +171,14 @@ def inline_call(
         return None  # (the substitutions below do not parse string literals)
     if _BARE_L.search(body) or any(int(k) >= len(args) for k in _LOCAL.findall(body)):
         return None
-    names = [temp() for _ in args]
+    # Arguments that are all plain locals or integer literals are read where the body
+    # reads its parameters: reading a slot has no effect and cannot fail, and nothing in
+    # the inlined expression writes one (its own locals are fresh names), so every read
+    # sees the value a binding would have held -- without building the binding tuple.
+    plain = all(_LOCAL.fullmatch(a) or a.isdigit() for a in args)
+    names = list(args) if plain else [temp() for _ in args]
     slow = f"{wrapper}(m, {pos!r}, [{', '.join(names)}])"
-    fast = _LOCAL.sub(lambda mt: names[int(mt.group(1))], _replace_helpers(body, slow))
+    fast = _replace_helpers(_LOCAL.sub(lambda mt: names[int(mt.group(1))], body), slow)
     guard = (f"{LEVEL} < {CALL_DEPTH_LIMIT} and not m.tracing"
              f" and ({LEVEL} <= m.peak or _peak(m, {LEVEL}))")  # fmt: skip
     fallback = slow
@@ -183,7 +188,7 @@ def inline_call(
         guard = f"{present} and {guard}"
         v = temp()
         fallback = f"({slow} if {present} else (({v} := [{', '.join(names)}]) and {untested(v)}))"
-    if args:
+    if args and not plain:
         bind = ", ".join(f"({n} := {a})" for n, a in zip(names, args, strict=True))
         guard = f"({bind}, ) and {guard}"
     return f"(({fast}) if {guard} else {fallback})"
