@@ -9,7 +9,6 @@ yielded strictly in game order, so everything written from them is byte-identica
 from __future__ import annotations
 
 import multiprocessing
-import multiprocessing.process
 import os
 import pickle
 import traceback

@@ -8,8 +8,8 @@ runs with and without `--variations`) gives:
 - `materials`: every distinct material signature (12 piece counts) of a position;
 - `flags`: the game features of `FEATURES` (mate and the piece that gave it, stalemate,
   captures by piece and of piece, promotions by piece, castling, en passant, null moves)
-  seen anywhere. Check is
-  not one: nine games in ten have one, and testing every position costs a tenth of reading;
+  seen anywhere. Check is not one: nine games in ten have one, and testing every position
+  costs a tenth of reading;
 - `always`: the game must be read whatever the query, because something about it is
   unusual (a PGN error anywhere, a variant, a problem found while splitting the file).
 
