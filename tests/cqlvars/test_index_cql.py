@@ -58,7 +58,10 @@ def _outcomes(compiled: CompiledQuery, parts: Iterable[pgnio.Partition]) -> list
             outcome = run_game(compiled, game, state)
             error = outcome.runtime_error
             # Only games that are evaluated differ in this flag; everything written agrees.
-            out.append(dataclasses.replace(outcome, prefiltered=False, runtime_error=None))
+            # A run of games the index ruled out is one outcome: spelled out game by game.
+            out.extend(dataclasses.replace(outcome, number=outcome.number + i, games=1,
+                                           prefiltered=False, runtime_error=None)
+                       for i in range(outcome.games))
             if error is not None:
                 out.append(str(error))
                 return out
@@ -126,8 +129,17 @@ def test_selective_queries_skip_most_games(query: str, files: tuple[str, str]) -
     compiled = compile_query("q.cql", query)
     parts = list(pgnio.partitions([db], indexed=cqldb.IndexInput(compiled.necessary)))
     games = sum(len(p) for p in parts)
-    skipped = sum(len(p.skipped) for p in parts)
+    skipped = sum(run for p in parts for _, run in p.skipped)
     assert games == 3 * PER_FILE and skipped >= games // 2
+    # Each run of ruled-out games is one item, then one outcome: never one per game.
+    items = [game for p in parts for game in p.games()]
+    runs = [game.skipped for game in items if game.skipped]
+    assert sum(runs) == skipped and len(items) == games - skipped + len(runs)
+    assert all(p.skipped[i][0] + p.skipped[i][1] < p.skipped[i + 1][0]
+               for p in parts for i in range(len(p.skipped) - 1))  # runs never touch
+    state = compiled.new_state()
+    outcomes = [run_game(compiled, game, state) for game in items]
+    assert [o.games for o in outcomes] == [g.skipped or 1 for g in items]
 
 
 def test_a_query_with_effects_reads_every_game() -> None:

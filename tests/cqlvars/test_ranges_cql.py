@@ -49,6 +49,17 @@ def _games(work: list[ranges.Work]) -> list[GameText]:
     return [game for part in work for game in part.games()]
 
 
+def _one_by_one(games: list[GameText]) -> list[tuple[int, object, int, str]]:
+    """The games with each run of skipped games spelled out game by game."""
+    out: list[tuple[int, object, int, str]] = []
+    for g in games:
+        if g.skipped:
+            out.extend((g.number + i, "skipped", 0, "") for i in range(g.skipped))
+        else:
+            out.append((g.number, g.path, g.line, g.text))
+    return out
+
+
 def _compare(path: Path, split: int, first: int = 1, last: int | None = None) -> None:
     plain = _games(list(pgnio.partitions([str(path)], first=first, last=last)))
     work = list(ranges.plan([str(path)], InlineClient(), split_size=split, first=first,
@@ -155,9 +166,8 @@ def test_index_ranges_read_the_games_of_the_client_side_read(tmp_path: Path, spl
         work = list(ranges.plan(paths, InlineClient(), split_size=split, first=first,
                                 last=last, indexed=index))  # fmt: skip
         assert any(isinstance(part, cqldb.IndexRange) for part in work)
-        # (A skipped game is never read: its path is whatever its partition's is.)
-        assert [(g.number, g.skipped or g.path, g.line, g.text) for g in _games(work)] == [
-            (g.number, g.skipped or g.path, g.line, g.text) for g in plain
-        ]
+        # A skipped game is never read: its path is whatever its partition's is, and a
+        # run of them may be cut differently by ranges and partitions.
+        assert _one_by_one(_games(work)) == _one_by_one(plain)
         if last is None:  # the index both skips and evaluates games
             assert any(g.skipped for g in plain) and any(not g.skipped for g in plain)

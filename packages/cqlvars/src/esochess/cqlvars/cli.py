@@ -309,7 +309,7 @@ def _run(
     try:
         with output_file(output, [path for path in inputs if path != pgnio.STDIN]) as handle:
             for outcome in outcomes:
-                read += 1
+                read += outcome.games
                 for line in outcome.messages:
                     emit(line)
                 if outcome.runtime_error is not None:

@@ -332,7 +332,7 @@ class _Builder:
         self.chunks: list[bytes] = []
         self.starts: list[int] = []
         self.lines: list[int] = []
-        self.skipped: list[int] = []
+        self.skipped: list[tuple[int, int]] = []
         self.problems: list[tuple[int, int, str]] = []
         self.size = 0
         self.evaluated = 0
@@ -342,8 +342,12 @@ class _Builder:
         return len(self.starts)
 
     def skip(self, games: int) -> None:
-        """Add the next `games` games as skipped."""
-        self.skipped.extend(range(self.count, self.count + games))
+        """Add the next `games` games as skipped (one run, joined to a run just before)."""
+        if self.skipped and sum(self.skipped[-1]) == self.count:
+            start, run = self.skipped.pop()
+            self.skipped.append((start, run + games))
+        else:
+            self.skipped.append((self.count, games))
         self.starts.extend([self.size] * games)
         self.lines.extend([0] * games)
 

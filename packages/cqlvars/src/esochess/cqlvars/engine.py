@@ -75,6 +75,9 @@ class GameOutcome:
     error: str | None = None
     runtime_error: SourceError | None = None
     prefiltered: bool = False
+    #: How many consecutive games, numbered from `number`, this outcome stands for: more
+    #: than one only for a run of games an index ruled out (counted, never read).
+    games: int = 1
 
 
 @dataclass
@@ -311,7 +314,7 @@ def run_game(compiled: CompiledQuery, item: GameText, state: RunState) -> GameOu
         line, message = item.problem
         return skipped_game(item, message, line)
     if item.skipped:
-        return GameOutcome(item.number, prefiltered=True)
+        return GameOutcome(item.number, prefiltered=True, games=item.skipped)
     raw = compiled.raw_prefilter
     if raw is not None and not raw(item.text):
         return GameOutcome(item.number, prefiltered=True)

@@ -62,9 +62,10 @@ class GameText:
     #: (line, message) when the split itself found the game unreadable (an unclosed
     #: comment, an over-long line): the game is reported and skipped.
     problem: tuple[int, str] | None = None
-    #: An index showed that the query cannot match this game: it is counted, not read
-    #: (`text` is then empty).
-    skipped: bool = False
+    #: When an index showed that the query cannot match games `number`, `number + 1`, …:
+    #: how many (one item stands for the whole run; `text` is then empty). They are
+    #: counted, never read. 0 for a game to read.
+    skipped: int = 0
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,9 @@ class Partition:
     end_pos: int = 0
     #: (index in the partition, line, message) of every game the split found unreadable.
     problems: tuple[tuple[int, int, str], ...] = ()
-    #: Indices of the games an index showed cannot match (their bytes are empty).
-    skipped: tuple[int, ...] = ()
+    #: Runs of games an index showed cannot match, as (index of the first, how many);
+    #: their bytes are empty.
+    skipped: tuple[tuple[int, int], ...] = ()
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -102,13 +104,20 @@ class Partition:
         """Decode the partition back into its games, in order."""
         bounds = (*self.starts, len(self.data))
         problems = {index: (line, message) for index, line, message in self.problems}
-        skipped = frozenset(self.skipped)
-        for i, line in enumerate(self.lines):
-            if i in skipped:
-                yield GameText(self.first_number + i, self.path, line, "", skipped=True)
+        runs = dict(self.skipped)
+        lines = self.lines
+        i = 0
+        while i < len(lines):
+            run = runs.get(i, 0)
+            if run:
+                # One item for the whole run: its games cost nothing one by one.
+                yield GameText(self.first_number + i, self.path, lines[i], "", skipped=run)
+                i += run
                 continue
             raw = self.data[bounds[i] : bounds[i + 1]]
-            yield GameText(self.first_number + i, self.path, line, decode(raw), problems.get(i))
+            yield GameText(self.first_number + i, self.path, lines[i], decode(raw),
+                           problems.get(i))
+            i += 1
 
 
 def decode(raw: bytes) -> str:

@@ -93,9 +93,10 @@ class Progress:
         self._painted = False
         self._width = 0
 
-    def game(self, matched: bool) -> None:
-        """Record one finished game and repaint if the interval has passed."""
-        self.games += 1
+    def game(self, matched: bool, games: int = 1) -> None:
+        """Record a finished game (or a run of `games` games an index ruled out) and
+        repaint if the interval has passed."""
+        self.games += games
         if matched:
             self.matches += 1
         self.tick()

@@ -71,7 +71,8 @@ def evaluate(
     try:
         for outcome in outcomes:
             if progress is not None:
-                progress.game(bool(getattr(outcome, "matched", False)))
+                progress.game(bool(getattr(outcome, "matched", False)),
+                              getattr(outcome, "games", 1))
             yield outcome
     finally:
         close = getattr(outcomes, "close", None)
