@@ -8,16 +8,13 @@ yielded strictly in game order, so everything written from them is byte-identica
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from esochess.cqlvars.engine import (
     CompiledQuery,
@@ -29,8 +26,15 @@ from esochess.cqlvars.engine import (
 )
 from esochess.cqlvars.pgnio import GameText
 from esochess.cqlvars.ranges import Work
-from esochess.fen import processes
 
+if TYPE_CHECKING:
+    import multiprocessing.context
+    from concurrent.futures import Future
+
+# The process pool (multiprocessing, concurrent.futures, esochess.fen.processes) is
+# imported where a pool is started: a run in one process, as every query over an index
+# that rules out most games is, does not pay for importing it
+# (docs/performance.md#start-up-of-an-indexed-query).
 OutcomeT = TypeVar("OutcomeT")
 O_co = TypeVar("O_co", covariant=True)
 
@@ -122,6 +126,8 @@ _WORKER: GameWorker[object] | None = None
 
 def _init_worker(factory: WorkerFactory[object], parent: int) -> None:
     global _WORKER
+    from esochess.fen import processes
+
     # A worker ends with the main process, however that ends (SIGKILL included), and
     # ignores Ctrl-C, which the main process handles by shutting the pool down.
     processes.die_with_parent(parent)
@@ -138,6 +144,8 @@ def _context() -> multiprocessing.context.BaseContext:
     # fork starts a worker in milliseconds with everything already imported
     # (docs/performance.md#cql: start-up plus boundary scan within 1.5 s); spawn is the portable
     # fallback.
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
@@ -200,6 +208,11 @@ def run_local(
 def _pool_results(
     factory: WorkerFactory[OutcomeT], parts: Iterable[Work], jobs: int
 ) -> Iterator[tuple[Work, PartitionResult[OutcomeT]]]:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from esochess.fen import processes
+
     executor = ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=_context(),

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import functools
-from importlib import resources
 from typing import Any
 
 import lark
 import lark.exceptions
 from lark import Token, Transformer
 
-from esochess.cqlvars import ast, pathsyntax
+from esochess.cqlvars import ast, grammar_tables, pathsyntax
 from esochess.cqlvars.header import parse_header
 from esochess.cqlvars.lexer import (
     KEYWORDS,
     MAX_LITERAL,
     TIER1_KEYWORDS,
-    LarkLexer,
     Tokenizer,
     span_of,
     token_extra,
@@ -52,11 +50,8 @@ DIRECTIONS = {
 
 @functools.cache
 def _lark() -> lark.Lark:
-    grammar = resources.files("esochess.cqlvars").joinpath("grammar.lark").read_text()
-    # The LALR tables take ~1.5 s to build; lark caches them in the temp directory.
-    return lark.Lark(
-        grammar, parser="lalr", lexer=LarkLexer, maybe_placeholders=False, cache=True
-    )
+    # The LALR tables take ~1.5 s to build: they ship with the package, built.
+    return grammar_tables.load()
 
 
 def _nodes(children: list[Any]) -> list[ast.Node]:
