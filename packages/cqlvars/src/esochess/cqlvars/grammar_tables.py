@@ -26,7 +26,8 @@ from importlib import resources
 from typing import Any
 
 import lark
-from lark.parsers.lalr_analysis import Reduce, Shift
+from lark.parsers import lalr_analysis
+from lark.parsers.lalr_analysis import Action
 
 from esochess.cqlvars.lexer import LarkLexer
 from esochess.fen import files
@@ -52,34 +53,26 @@ def build(grammar: str) -> lark.Lark:
     return lark.Lark(grammar, parser="lalr", lexer=LarkLexer, maybe_placeholders=False)
 
 
-#: Objects the parser compares by identity (the LALR actions): pickled as references to
-#: the very objects of the lark that loads them, never as copies.
-SHARED = {id(action): ("lark.parsers.lalr_analysis", name)
-          for name, action in (("Shift", Shift), ("Reduce", Reduce))}
+def _module(module: types.ModuleType) -> tuple[Any, tuple[str]]:
+    # The parser holds its regular-expression module: kept by name.
+    return importlib.import_module, (module.__name__,)
 
 
-class _Pickler(pickle.Pickler):
-    # Module objects (the parser's regular-expression module) and the shared objects
-    # are kept by name.
-    def persistent_id(self, obj: Any) -> Any:
-        if isinstance(obj, types.ModuleType):
-            return (obj.__name__, None)
-        return SHARED.get(id(obj))
+def _action(action: Action) -> tuple[Any, tuple[Any, str]]:
+    # The parser compares its LALR actions (Shift, Reduce) by identity: kept as references
+    # to the very objects of the lark that loads them. Pickled once each, then memoised.
+    return getattr, (lalr_analysis, action.name)
 
 
-class _Unpickler(pickle.Unpickler):
-    def persistent_load(self, pid: Any) -> Any:
-        module, name = pid
-        if module not in ("re", "regex") and not module.startswith("lark."):
-            raise pickle.UnpicklingError(f"unexpected reference to {module}")
-        found = importlib.import_module(module)
-        return found if name is None else getattr(found, name)
+_REDUCERS = {types.ModuleType: _module, Action: _action}
 
 
 def dumps(parser: lark.Lark, grammar: str) -> bytes:
     """The tables file's content for `parser`, built from `grammar`."""
     out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(parser)
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _REDUCERS  # type: ignore[assignment]
+    pickler.dump(parser)
     return _MAGIC + stamp(grammar) + zlib.compress(out.getvalue(), 9)
 
 
@@ -90,7 +83,7 @@ def loads(data: bytes, grammar: str) -> lark.Lark | None:
     if not data.startswith(head):
         return None
     try:
-        parser = _Unpickler(io.BytesIO(zlib.decompress(data[len(head) :]))).load()
+        parser = pickle.loads(zlib.decompress(data[len(head) :]))
     except Exception:  # noqa: BLE001 - any damage means "build it instead"
         return None
     return parser if isinstance(parser, lark.Lark) else None
