@@ -8,7 +8,10 @@ run. The `cql` command runs as a subprocess, so its figures include start-up and
 The index part (`--only IDX`) times `cql index` against one scan of the file (`cql() false`,
 every game read, nothing written), then selective queries S1-S3 over the PGN file (as
 shipped, prefilters on; and with the prefilters switched off, the scan as it was before
-them) and over the index, all in CPU seconds, and projects both to a 100 M-game dump.
+them) and over the index, all in CPU seconds, and projects both to a 100 M-game dump. Each
+selective query also runs over an empty PGN file and an empty index: that is its start-up
+(interpreter, imports, compiling the query), and the rest of a run divided by the games is
+the CPU cost of one game on each path, which is what a larger input multiplies.
 """
 
 from __future__ import annotations
@@ -280,9 +283,20 @@ def _index_part(work: Path, source: Path, games: int, runs: int) -> None:
           f"{games / build_cpu:.0f} games/cpu s, {db.stat().st_size / 2**20:.1f} MiB "
           f"({source.stat().st_size / 2**20:.1f} MiB of PGN)")
     per_game_index = build_cpu / games
+    # Start-up: the same command over an empty input (interpreter, imports, compiling the
+    # query, opening the input); what is left of a run, divided by the games, is the cost
+    # of a game, which is what a larger input multiplies.
+    empty_pgn = work / "empty.pgn"
+    empty_pgn.write_bytes(b"")
+    empty_db = work / "empty.cqldb"
+    empty_db.unlink(missing_ok=True)
+    _run_cql(["index", str(empty_db), str(empty_pgn)], work)
     print(f"  {'query':<6}{'matched':>9}{'pgn cpu s':>11}{'no-prefilter':>14}{'index cpu s':>13}"
-          f"{'x pgn':>8}{'x no-pf':>9}")
+          f"{'x pgn':>8}{'x no-pf':>9}{'start pgn':>11}{'start idx':>11}{'us/game pgn':>13}"
+          f"{'us/game idx':>13}{'x per game':>12}")
     python = [sys.executable, "-c", NO_PREFILTER]
+    dump = 100_000_000
+    projected = []
     for ident, query in SELECTIVE:
         qfile = work / f"{ident}.cql"
         qfile.write_text(query + "\n")
@@ -292,11 +306,19 @@ def _index_part(work: Path, source: Path, games: int, runs: int) -> None:
         plain = _cpu(args + [str(source)], work, runs, python)
         indexed = _cpu(args + [str(db)], work, runs)
         matched = out.read_text(errors="replace").count("[Event ")
+        start_pgn = _cpu(args + [str(empty_pgn)], work, runs)
+        start_idx = _cpu(args + [str(empty_db)], work, runs)
+        per_pgn = max(pgn - start_pgn, 0.0) / games
+        per_idx = max(indexed - start_idx, 1e-9) / games
         print(f"  {ident:<6}{matched:>5} {100 * matched / games:>3.1f}%{pgn:>10.2f}{plain:>14.2f}"
-              f"{indexed:>13.2f}{pgn / indexed:>8.1f}{plain / indexed:>9.1f}   {query}")
-    dump = 100_000_000
+              f"{indexed:>13.2f}{pgn / indexed:>8.1f}{plain / indexed:>9.1f}{start_pgn:>11.2f}"
+              f"{start_idx:>11.2f}{per_pgn * 1e6:>13.1f}{per_idx * 1e6:>13.2f}"
+              f"{per_pgn / per_idx:>12.0f}   {query}")
+        projected.append(f"{ident} scan {(start_pgn + per_pgn * dump) / 3600:.2f} cpu h, index "
+                         f"{(start_idx + per_idx * dump) / 60:.1f} cpu min")
     print(f"  projection to {dump:,} games: cql index {per_game_index * dump / 3600:.1f} cpu h "
-          f"once; one scan {scan_cpu / games * dump / 3600:.1f} cpu h per query")
+          f"once; one scan {scan_cpu / games * dump / 3600:.1f} cpu h per query; "
+          + "; ".join(projected))
 
 
 if __name__ == "__main__":

@@ -76,6 +76,17 @@ def test_plain_stream_gets_a_line_every_five_seconds() -> None:
     assert out.getvalue().count("\n") == 1
 
 
+def test_a_run_of_games_an_index_ruled_out_counts_each_game() -> None:
+    clock, out = Clock(), io.StringIO()
+    bar = Progress(out, tty=False, sizes=[None], clock=clock)
+    bar.scan_finished(1000)
+    bar.game(False, 600)
+    clock.now += 5
+    bar.game(True)
+    assert bar.games == 601 and bar.matches == 1
+    assert "601/1000 games  60%" in out.getvalue()
+
+
 def test_offsets_across_files_add_up() -> None:
     bar = Progress(io.StringIO(), tty=True, sizes=[100, 300], clock=Clock())
     bar.reached(1, 100)

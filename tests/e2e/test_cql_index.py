@@ -76,9 +76,10 @@ def test_index_gives_what_the_scan_gives(inputs: Path, name: str) -> None:
 
 @pytest.mark.parametrize("extra", [["--jobs", "2"], ["--gamenumber", "250-400"],
                                    ["--limit", "3"], ["--variations"]])
-def test_options_over_an_index(inputs: Path, extra: list[str]) -> None:
-    scanned = cql(inputs, QUERIES["mate"], *extra, "a.pgn", "b.pgn")
-    assert cql(inputs, QUERIES["mate"], *extra, "ab.cqldb") == scanned
+@pytest.mark.parametrize("name", ["mate", "under"])  # under: long runs of ruled-out games
+def test_options_over_an_index(inputs: Path, extra: list[str], name: str) -> None:
+    scanned = cql(inputs, QUERIES[name], *extra, "a.pgn", "b.pgn")
+    assert cql(inputs, QUERIES[name], *extra, "ab.cqldb") == scanned
 
 
 def test_an_index_among_other_inputs_numbers_on(inputs: Path) -> None:
