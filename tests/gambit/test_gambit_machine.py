@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 from gambit_lang_helpers import compiled
 
+from esochess.gambit.hashing import state_items
 from esochess.gambit.machine import Machine
 from esochess.gambit.results import Committed, Decision, GambitRuntimeError, Illegal, Result
 from esochess.gambit.values import UNSET, Inst
@@ -191,7 +193,7 @@ main() {
     assert m.state_props() == [("trump", ("Card",)), ("coins", ("Player",))]
     card = m.instance_list("Card")[0]
     assert m.read("trump", (card,)) is UNSET
-    items = m.state_hash_items()
+    items = state_items(m)
     assert items["instances"]["Player"] == [{"number": 1}, {"number": 2}]
     assert items["state"]["coins"] == [(["Player#1"], 2), (["Player#2"], 2)]
 
@@ -212,6 +214,29 @@ def test_chance_is_seeded_and_forks_share_the_future() -> None:
         outs.append(io.lines)
     assert outs[0] == outs[1] and len(outs[0]) == 1
 
+
+
+def test_chance_rng_is_made_at_the_first_draw_and_copied_on_write() -> None:
+    # The RNG is random.Random(seed), made when the game first rolls; a fork made after
+    # a draw continues the same stream as its parent, independently of it.
+    src = ("main() {\n    print(roll(1000))\n    x = Player[1] choose [1]\n"
+           "    print(roll(1000), roll(1000))\n}\n")
+    io, fio = Recorder(), Recorder()
+    m = Machine(compiled(src), seed=42, players=2, io=io)
+    m.run_until_decision()
+    f = m.fork()
+    f.io = fio
+    f.choose(1)
+    f.run_until_decision()
+    m.choose(1)
+    m.run_until_decision()
+    r = random.Random(42)
+    first, second, third = (1 + r.randrange(1000) for _ in range(3))
+    assert io.lines == [str(first), f"{second} {third}"]
+    assert fio.lines == io.lines[1:]
+    g = Machine(compiled(src), seed=42, players=2)
+    g.reseed(7)
+    assert g.rng.random() == random.Random(7).random()
 
 def run_all_first(src: str) -> tuple[list[str], list[str]]:
     """Play a program answering every decision with option 1; (prompts, output)."""

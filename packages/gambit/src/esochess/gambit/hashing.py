@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from itertools import product
 from typing import Any
 
 from esochess.gambit.machine import Machine
@@ -37,10 +38,28 @@ def encode(value: Any) -> Any:
     raise TypeError(f"cannot hash a {type(value).__name__} value")
 
 
+def state_items(machine: Machine) -> dict[str, Any]:
+    """The game state as plain data: instances with fixed values, and state tuples."""
+    instances = {
+        t: [
+            {n: machine.read(n, (i,)) for n in machine.fixed_unary_props(t)}
+            for i in machine.instance_list(t)
+        ]
+        for t in machine.entity_types()
+    }
+    state: dict[str, list[tuple[list[str], Any]]] = {}
+    for name, params in machine.state_props():
+        rows = []
+        for args in product(*(machine.instance_list(t) for t in params)):
+            rows.append(([a.ident for a in args], machine.read(name, tuple(args))))
+        state.setdefault(name, []).extend(rows)
+    return {"instances": instances, "state": state}
+
+
 def state_document(machine: Machine) -> dict[str, Any]:
     """The JSON value of docs/reference/gambit.md#gambit-run for the machine's current game
     state."""
-    items = machine.state_hash_items()
+    items = state_items(machine)
     instances = {
         type_name: [{prop: encode(v) for prop, v in fixed.items()} for fixed in entries]
         for type_name, entries in items["instances"].items()

@@ -95,8 +95,11 @@ class Machine:
         self.seats = players
         self.io = io
         self.tracing = trace and io is not None
-        self._rng = random.Random(seed)
-        # Forks share the parent's RNG until one of them draws from it (copy on write).
+        # The chance RNG is made at its first draw (most games roll nothing): until then
+        # `_rng` is None and `_seed` seeds it. Forks share the parent's RNG until one of
+        # them draws from it (copy on write).
+        self._rng: random.Random | None = None
+        self._seed = seed
         self._rng_owned = True
         # The game store: one dict per property (indexed by pid), keyed by the instance for
         # a property of one entity and by the entity tuple otherwise (see `store_key`).
@@ -199,8 +202,12 @@ class Machine:
         m.io = None
         m.tracing = False
         m._rng = self._rng
-        m._rng_owned = False
-        self._rng_owned = False
+        m._seed = self._seed
+        if self._rng is None:
+            m._rng_owned = True  # each makes the same RNG from the seed when it draws
+        else:
+            m._rng_owned = False
+            self._rng_owned = False
         m.store = [d.copy() for d in self.store]
         m.instances = dict(self.instances)
         m.frames = [f.copy() for f in self.frames]
@@ -222,19 +229,23 @@ class Machine:
     def reseed(self, n: int) -> None:
         """Replace the chance RNG by `random.Random(n)` (MCTS simulations,
         docs/reference/gambit.md#ai-players)."""
-        self._rng = random.Random(n)
+        self._rng = None
+        self._seed = n
         self._rng_owned = True
 
     @property
     def rng(self) -> random.Random:
         """The chance RNG (docs/reference/gambit.md#randomness), private to this machine."""
-        if not self._rng_owned:
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = random.Random(self._seed)
+        elif not self._rng_owned:
             # Random.__new__ skips seeding from os.urandom; setstate replaces it all.
-            own = random.Random.__new__(random.Random)
-            own.setstate(self._rng.getstate())
-            self._rng = own
-            self._rng_owned = True
-        return self._rng
+            rng = random.Random.__new__(random.Random)
+            rng.setstate(self._rng.getstate())
+            self._rng = rng
+        self._rng_owned = True
+        return rng
 
     def display(self, value: Any) -> str:
         """The display form of a value (docs/reference/gambit.md#display-forms), using entities'
@@ -290,25 +301,6 @@ class Machine:
             return UNSET
 
     read_state = read
-
-    def state_hash_items(self) -> dict[str, Any]:
-        """The game state as plain data: instances with fixed values, and state tuples."""
-        from itertools import product
-
-        instances = {
-            t: [
-                {n: self.read(n, (i,)) for n in self.fixed_unary_props(t)}
-                for i in self.instance_list(t)
-            ]
-            for t in self.entity_types()
-        }
-        state: dict[str, list[tuple[list[str], Any]]] = {}
-        for name, params in self.state_props():
-            rows = []
-            for args in product(*(self.instance_list(t) for t in params)):
-                rows.append(([a.ident for a in args], self.read(name, tuple(args))))
-            state.setdefault(name, []).extend(rows)
-        return {"instances": instances, "state": state}
 
     # ----------------------------------------------------------- used by compiled code
 
