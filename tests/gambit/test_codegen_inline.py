@@ -285,6 +285,56 @@ def test_bodies_run_in_their_wrapper_behave_as_calls(last: str, tmp_path: Path) 
     assert "_up(_cw" in source  # `down` moves the depth count only around its calls
 
 
+# Memoised traits (one with no parameters, read by name) computed by their wrapper on a
+# miss: results, the depth a memo hit needs near the depth limit, and the error trail.
+MEMO = """players 1
+
+state int [bump] = 0
+
+fn depth_of(int i) -> int {
+    if i == 0: return 0
+    return 1 + depth_of(i - 1)
+}
+
+trait int [deep_sum] {
+    n = 0
+    for i in 1..3: n += depth_of(i)
+    return n + bump
+}
+
+trait int [Player p scaled] {
+    if bump > 5: return [1][bump]
+    return deep_sum * p.number
+}
+
+fn down(int n) -> int {
+    if n == 0: return deep_sum + Player[1].scaled
+    return down(n - 1)
+}
+
+main() {
+    print(deep_sum)
+    print(deep_sum)
+    bump = 1
+    print(down(5))
+    for n in 990..999: print(down(n))
+
+}
+"""
+
+
+@pytest.mark.parametrize("bump", ["1", "7"])
+def test_memoised_bodies_computed_by_their_wrapper_behave_as_calls(bump: str, tmp_path: Path) -> None:
+    seen = run_both(MEMO.replace("bump = 1", f"bump = {bump}"), tmp_path)
+    assert seen[0] == seen[1]
+    assert seen[0][0] != 0
+    assert seen[0][1].startswith("6\n6\n")
+    assert "runtime error" in seen[0][2] and "called from down" in seen[0][2]
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+    assert "value = _body" in source and "_memo_miss(" not in source
+    assert "m.version,))) is not None" in source  # a lookup in place keys `(version,)`
+
+
 def test_python_locals_replace_slots_only_where_the_list_is_not_handed_on() -> None:
     from esochess.gambit.codegen.calls import python_locals
 

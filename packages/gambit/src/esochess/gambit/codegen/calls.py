@@ -17,6 +17,7 @@ import re
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.inline import LEVEL, outside_literals, without_literals
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
+from esochess.gambit.machine import MEMO_LIMIT
 from esochess.gambit.program import Code
 
 # A call in generated source, and the callees that never read the call depth: a
@@ -203,6 +204,41 @@ class CallWrappers:
                       f"        err.trail.append(({code.where!r}, pos))", "        raise",
                       "    finally:", "        m.depth -= 1"]  # fmt: skip
 
+    def computed(self, code: Code, table: str) -> list[str]:
+        """A memoised wrapper's miss: `Machine.call`'s rules for a body with a generated
+        function, in place -- the depth limit, `peak` measured from the call's own level
+        for the depth the result needs, the error trail -- with the result and that
+        depth stored in the wrapper's table under `key`."""
+        c = self.ns.const(code, "code")
+        body = self.ns.const(code.simple, "body")
+        out = [
+            "    level = m.depth + len(m.frames)",
+            f"    if level >= {CALL_DEPTH_LIMIT}:",
+            f"        return m.call({c}, vals, pos)",
+            "    outer = m.peak",
+            "    m.peak = level",
+        ]
+        if code.nlocals:
+            out.append(f"    if {code.nlocals} > len(vals):")
+            out.append(f"        vals += [None] * ({code.nlocals} - len(vals))")
+        return out + [
+            "    m.depth += 1",
+            "    try:",
+            f"        value = {body}(m, vals)",
+            "    except RunError as err:",
+            f"        err.trail.append(({code.where!r}, pos))",
+            "        raise",
+            "    finally:",
+            "        m.depth -= 1",
+            "        used = m.peak - level",
+            "        if outer > m.peak:",
+            "            m.peak = outer",
+            f"    if len({table}) >= {MEMO_LIMIT}:",
+            f"        {table}.clear()",
+            f"    {table}[key] = (value, used)",
+            "    return value",
+        ]
+
     def lines(self, name: str, code: Code) -> list[str]:
         """The source of one wrapper."""
         c = self.ns.const(code, "code")
@@ -222,9 +258,10 @@ class CallWrappers:
                 "            if level > m.peak:",
                 "                m.peak = level",
                 "            return hit[0]",
-                f"    return _memo_miss(m, {c}, vals, pos, {table}, key)",
             ]
-            return out
+            if code.simple is None:
+                return out + [f"    return _memo_miss(m, {c}, vals, pos, {table}, key)"]
+            return out + self.computed(code, table)
         body = self.ns.const(code.simple, "body") if code.simple is not None else None
         if body is None:
             return out + [f"    return m.call({c}, vals, pos)"]

@@ -232,7 +232,8 @@ class ExprSource:
             case PropRef(p):
                 prop = self.c.props[p.pid]
                 if prop.kind == "trait":
-                    return None
+                    assert prop.code is not None
+                    return self.call_site(prop.code, e.pos, [])
                 default = p.decl.default
                 folded = literal(default) if prop.kind == "fixed" and not any(
                     n in self.an.conversions for n in nodes(default)) else None  # fmt: skip

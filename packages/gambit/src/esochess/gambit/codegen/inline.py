@@ -210,7 +210,8 @@ def memo_call(
     slow = f"{wrapper}(m, {pos!r}, [{', '.join(names)}])"
     key = "".join(f"({n} := {a}), " for n, a in zip(names, args, strict=True))
     key += f"m.inst_version if {flag} else m.version"
-    guard = (f"({hit} := {table}.get(({key}))) is not None and not m.tracing"
+    # (A tuple also for a body without parameters: the wrapper's key is `(version,)`.)
+    guard = (f"({hit} := {table}.get(({key},))) is not None and not m.tracing"
              f" and ({level} := {LEVEL} + {hit}[1]) < {CALL_DEPTH_LIMIT}"
              f" and ({level} <= m.peak or _peak(m, {level}))")  # fmt: skip
     return f"({hit}[0] if {guard} else {slow})"
