@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from esochess.gambit.frontend import compile_source
+from esochess.gambit.hashing import state_hash
+from esochess.gambit.machine import Machine
+from esochess.gambit.program import Program
 from esochess.gambit.session import EXIT_OK, EXIT_RUNTIME, PlayoutStats, playout, random_playout
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gambit"
@@ -61,3 +66,25 @@ def test_runtime_error_stops_the_playout() -> None:
     assert report.exit_code == EXIT_RUNTIME
     assert report.message is not None
     assert report.message.endswith("in playout game 1 of 5 (seed 7)")
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.gmb")))
+def test_games_from_a_kept_opening_are_the_games_a_fresh_machine_plays(name: str) -> None:
+    # Later games of a playout start from a fork of the first one's opening (openings.py)
+    # unless a game draws from its chance RNG before its first decision.
+    def program() -> Program:
+        prog, _ = compile_source((EXAMPLES / f"{name}.gmb").read_text(), f"{name}.gmb")
+        assert prog is not None
+        return prog
+
+    shared = program()
+    random_playout(shared, 99, shared.players_range[0], 300)
+    for seed in (3, 4):
+        games = []
+        for prog in (program(), shared):
+            result, m = random_playout(prog, seed, prog.players_range[0], 300)
+            games.append((result, m.decisions_made, state_hash(m)))
+        assert games[0] == games[1]
+    draws = Machine(shared, seed=0, players=shared.players_range[0])
+    draws.run_until_decision()
+    assert bool(shared.openings) != draws.drew_chance

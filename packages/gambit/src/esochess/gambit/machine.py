@@ -226,6 +226,12 @@ class Machine:
         m.forked = True
         return m
 
+    @property
+    def drew_chance(self) -> bool:
+        """True once this execution (or the one it was forked from) drew from its chance
+        RNG, or was reseeded and then drew."""
+        return self._rng is not None
+
     def reseed(self, n: int) -> None:
         """Replace the chance RNG by `random.Random(n)` (MCTS simulations,
         docs/reference/gambit.md#ai-players)."""
@@ -241,9 +247,9 @@ class Machine:
             rng = self._rng = random.Random(self._seed)
         elif not self._rng_owned:
             # Random.__new__ skips seeding from os.urandom; setstate replaces it all.
-            rng = random.Random.__new__(random.Random)
-            rng.setstate(self._rng.getstate())
-            self._rng = rng
+            shared = rng
+            rng = self._rng = random.Random.__new__(random.Random)
+            rng.setstate(shared.getstate())
         self._rng_owned = True
         return rng
 

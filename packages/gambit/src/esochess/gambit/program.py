@@ -143,6 +143,9 @@ class Program:
     warnings: list[SourceError] = field(default_factory=list)
     # Results of pure calls by (code, arguments, state version); see Machine.call.
     memo: dict[Any, Any] = field(default_factory=dict)
+    # By seat count: the paused machine and first decision every silent game reaches
+    # when nothing random runs before it (openings.py).
+    openings: dict[int, Any] = field(default_factory=dict)
     # Which engine built it: "interpreter" (closures) or "compiled" (generated Python).
     engine: str = "interpreter"
     # The generated Python source (compiled engine): what `gambit compile` shows.

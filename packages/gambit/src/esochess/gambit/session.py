@@ -30,6 +30,7 @@ from esochess.gambit.game import (
 )
 from esochess.gambit.hashing import state_hash
 from esochess.gambit.machine import Machine
+from esochess.gambit.openings import opening
 from esochess.gambit.parallel import GameOutcome, parallel_playouts
 from esochess.gambit.players import (
     SIMULATION_DECISION_LIMIT,
@@ -374,10 +375,9 @@ def random_playout(
 ) -> tuple[Result, Machine]:
     """One silent game with a random controller on every seat, as `gambit run --players
     random --seed SEED` would play it; returns the result and the final machine."""
-    m = Machine(program, seed=seed, players=seats)
-    m.quiet = True  # nothing is shown: skip the `print`s that cannot fail
+    m, first = opening(program, seed, seats)
     rngs = [seat_rng(seed, s) for s in range(1, seats + 1)]
-    outcome = settle(program, m, m.run_until_decision())
+    outcome = settle(program, m, first)
     while isinstance(outcome, Decision):
         if m.decisions_made >= max_decisions:
             return Result(seats), m
