@@ -419,3 +419,49 @@ def test_a_body_tests_its_call_level_until_one_call_site_passes() -> None:
     assert lines[0] == "        _settled = False"
     assert guard not in lines[1] and lines[1].count("(_settled or (_settled := ") == 2
     assert settled_level(["        return 1"]) == ["        return 1"]
+
+
+def test_a_map_looks_up_dicts_versions_and_tracing_once() -> None:
+    from esochess.gambit.codegen.hoist import loop_lookups
+
+    body = ("out.append((_s := m.store[2].get(_memo4.get((L[2], m.inst_version if _memoflag5 "
+            "else m.version,))) is not None and not m.tracing and (x)) == 'm.store[3]')")  # fmt: skip
+    kept, lines = loop_lookups(body, effect_free=True)
+    assert kept == ("out.append((_s := _s2.get(_memo4.get((L[2], _v5,))) is not None "
+                    "and not _tracing and (x)) == 'm.store[3]')")  # fmt: skip
+    assert sorted(lines) == ["    _s2 = m.store[2]", "    _tracing = m.tracing",
+                             "    _v5 = m.inst_version if _memoflag5 else m.version"]  # fmt: skip
+    # A body with effects may change the versions between elements: only the dict moves.
+    kept, lines = loop_lookups(body, effect_free=False)
+    assert "m.inst_version if _memoflag5 else m.version" in kept
+    assert "    _s2 = m.store[2]" in lines and len(lines) == 2
+
+
+# A map over a list whose evaluation writes the state: the map's lookups (here the
+# version the trait `total` is memoised by) are made after it.
+MADE = """players 1
+
+entity Box
+state int [Box seen] = 0
+
+trait int [total] = sum(Box map (b: b.seen))
+
+bump(int n) -> [int] {
+    Box[1].seen += n
+    Box(seen: n)
+    return [n, n]
+}
+
+main() {
+    Box(seen: 1)
+    print([0] map (s: total + s))
+    print(bump(2) map (s: total + s))
+    print(bump(3) map (s: total + s))
+}
+"""
+
+
+def test_a_map_looks_up_after_evaluating_its_list(tmp_path: Path) -> None:
+    seen = run_both(MADE, tmp_path)
+    assert seen[0] == seen[1]
+    assert seen[0][:2] == (0, "[1]\n[7, 7]\n[14, 14]\nNo result\n")

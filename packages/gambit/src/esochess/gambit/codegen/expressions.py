@@ -32,7 +32,7 @@ from esochess.gambit.analysis import (
     UserCall,
 )
 from esochess.gambit.codegen.emit import Namespace
-from esochess.gambit.codegen.hoist import invariants
+from esochess.gambit.codegen.hoist import invariants, loop_lookups
 from esochess.gambit.codegen.inline import body_expression, inline_call, memo_call
 from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.compiler.runtime import not_none
@@ -367,8 +367,14 @@ class ExprSource:
             source = self.iterated(e.source)
         finally:
             self.kept = outer
-        if keep_lines:
+        keep, lookups = loop_lookups(keep, self.c.effect_free(e.body))
+        if keep_lines or "    _tracing = m.tracing" in lookups:
             keep_lines.append("    _tracing = m.tracing")
+            lookups = [line for line in lookups if line != "    _tracing = m.tracing"]
+        if lookups:
+            # The list first: evaluating it may change what the lookups find.
+            keep_lines += [f"    xs = {source}", *lookups]
+            source = "xs"
         lines = [
             f"def {name}(m, L):",
             "    out = []",

@@ -12,8 +12,11 @@ later; and a tracing machine, whose trace shows every call, evaluates it every t
 
 from __future__ import annotations
 
+import re
+
 from esochess.gambit import ast as A
 from esochess.gambit.analysis import Analysis, LocalRef, PropRef, UserCall
+from esochess.gambit.codegen.inline import outside_literals
 from esochess.gambit.compiler.horizon import nodes
 
 # Nodes whose sub-expressions are generated inline, in the map's own function (a nested
@@ -76,3 +79,38 @@ def _children(n: A.Expr) -> list[A.Expr]:
             return list(items)
         case _:
             return []
+
+
+_STORE = re.compile(r"(?<![\w.])m\.store\[(\d+)\]")
+# A memo lookup's tracing test (codegen/inline.py): nothing turns tracing on or off while
+# a list is mapped.
+_TRACING = " and not m.tracing and ("
+_VERSION = re.compile(r"m\.inst_version if (_memoflag\d+) else m\.version")
+
+
+def loop_lookups(body: str, effect_free: bool) -> tuple[str, list[str]]:
+    """A map's per-element source with what it looks up on the machine for every element
+    looked up once before the loop, and those lines (at indentation 1): the dict of each
+    property it reads (a machine never replaces one), whether it traces, and -- when the
+    body is effect-free, so that no version can change while the list is mapped -- the
+    version each memo lookup keys its results by."""
+    found: dict[str, str] = {}
+
+    def local(code: str) -> str:
+        def store(g: re.Match[str]) -> str:
+            found[f"_s{g[1]}"] = g[0]
+            return f"_s{g[1]}"
+
+        def version(g: re.Match[str]) -> str:
+            name = "_v" + g[1].removeprefix("_memoflag")
+            found[name] = g[0]
+            return name
+
+        code = _VERSION.sub(version, code) if effect_free else code
+        if _TRACING in code:
+            found["_tracing"] = "m.tracing"
+            code = code.replace(_TRACING, " and not _tracing and (")
+        return _STORE.sub(store, code)
+
+    body = outside_literals(body, local)
+    return body, [f"    {name} = {lookup}" for name, lookup in found.items()]
