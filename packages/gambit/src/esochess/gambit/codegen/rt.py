@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from itertools import filterfalse
 from typing import Any
 
 from esochess.gambit import versions
@@ -112,6 +113,7 @@ def up(wrapper: Any, m: Machine, pos: tuple[int, int], vals: list[Any]) -> Any:
 
 HELPERS: dict[str, Any] = {
     "_up": up,
+    "_filterfalse": filterfalse,
     "_peak": peak,
     "_one": one,
     "_call": call_known,

@@ -3,7 +3,7 @@ reads and comparisons inline.
 
 The rules are the interpreter's (compiler/patterns.py): every entry value is evaluated
 first, in order; entries on fixed properties pick a subset cached per (selector, their
-values, instance-set version) in the program's memo table; the other entries are tested on
+values, instance-set version) in the selector's own table; the other entries are tested on
 that subset. A selector with a pattern entry keeps the interpreter's closure.
 """
 
@@ -12,9 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from esochess.gambit import ast as A
+from esochess.gambit import types as T
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.expressions import ExprSource, plain_eq
 from esochess.gambit.compiler.runtime import COMPARE
+from esochess.gambit.machine import MEMO_LIMIT
 
 if TYPE_CHECKING:
     from esochess.gambit.codegen.compiler import SourceCompiler
@@ -28,6 +30,7 @@ class SelectorSource:
         self.an = compiler.an
         self.ns = ns
         self.x = exprs
+        self.tables: dict[int, str] = {}
 
     def selector(self, sel: A.Selector) -> str | None:
         """Source calling a generated selector function, or None (closure kept)."""
@@ -39,6 +42,10 @@ class SelectorSource:
         fixed: list[str] = []
         dynamic: list[str] = []
         keys: list[str] = []
+        # The dict of each entry that only tests for none a property whose other values
+        # are instances or enum members (never false): `filterfalse(s.get, base)` keeps
+        # exactly the instances `s.get(x, None) is None` keeps, with no Python call.
+        unset: list[str] = []
         for k, en in enumerate(sel.entries):
             info = self.an.entry_props[en]
             prop = self.c.props[info.pid]
@@ -61,6 +68,10 @@ class SelectorSource:
                 test = f"{read} is False"
             elif isinstance(en.pattern, A.PNone):
                 test = f"{read} is None"
+                if read == f"s{prop.pid}.get(x, {zero})" and prop.zero is None and all(
+                        isinstance(t, (T.EntityT, T.EnumT)) or t == T.NONE
+                        for t in T.members(info.type)):  # fmt: skip
+                    unset.append(f"s{prop.pid}")
             elif isinstance(en.pattern, A.PAny):
                 test = "True"
             elif isinstance(en.pattern, A.PValue):
@@ -88,18 +99,26 @@ class SelectorSource:
             (fixed if prop.kind == "fixed" else dynamic).append(test)
         ent = repr(sel.entity)
         if fixed:
-            memo = self.ns.const(self.c.memo, "memo")
-            key = ", ".join([str(id(sel)), "m.inst_version", *keys])
+            # The selector's own table (shared by every function generated for it), keyed
+            # by the instance version and the values.
+            memo = self.tables.get(id(sel))
+            if memo is None:
+                memo = self.tables[id(sel)] = self.ns.const({}, "selmemo")
+            key = ", ".join(["m.inst_version", *keys])
             lines += [
                 f"    key = ({key})",
                 f"    base = {memo}.get(key)",
                 "    if base is None:",
+                f"        if len({memo}) >= {MEMO_LIMIT}:",
+                f"            {memo}.clear()",
                 f"        base = tuple([x for x in m.instances[{ent}] if {' and '.join(fixed)}])",
                 f"        {memo}[key] = base",
             ]
         else:
             lines.append(f"    base = m.instances[{ent}]")
-        if dynamic:
+        if dynamic and len(unset) == len(dynamic) == 1:
+            lines.append(f"    return tuple(_filterfalse({unset[0]}.get, base))")
+        elif dynamic:
             lines.append(f"    return tuple([x for x in base if {' and '.join(dynamic)}])")
         else:
             lines.append("    return base")
