@@ -507,3 +507,25 @@ def test_none_tests_in_selectors_behave_as_on_the_interpreter(tmp_path: Path) ->
     assert "return tuple(_filterfalse(s2.get, base))" in source
     assert "return tuple(_filterfalse(s3.get, base))" in source
     assert "return tuple([x for x in base if s4.get(x, " in source
+
+
+SPANS = """players 1
+
+fixed int [N] = 4
+
+main() {
+    n = 3
+    print(1..N, 3..1, -2..0, n..n + 2, #(1..5000))
+    for i in 2..N: print(i)
+}
+"""
+
+
+def test_ranges_are_constants_or_one_call(tmp_path: Path) -> None:
+    seen = run_both(SPANS, tmp_path)
+    assert seen[0] == seen[1]
+    assert seen[0][:2] == (0, "[1, 2, 3, 4] [] [-2, -1, 0] [3, 4, 5] 5000\n2\n3\n4\nNo result\n")
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+    assert "_span(L[0], (L[0] + 2), (7, " in source  # a range of variables
+    assert "_span(1, 5000, " in source  # too long to keep as a constant
+    assert "_span(1, 4" not in source and "_span(2, 4" not in source

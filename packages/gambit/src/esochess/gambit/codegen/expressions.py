@@ -49,6 +49,8 @@ _PLAIN_EQ = (T.INT, T.NUM, T.STR, T.NONE)
 _ARITH = {"+", "-", "*"}
 NEST_LIMIT = 24
 _ORDER = {"<", "<=", ">", ">="}
+# `a..b` of constants with fewer elements than this is a constant tuple.
+_SPAN_CONSTANT = 1000
 
 
 def plain_eq(t: T.Type | None) -> bool:
@@ -426,7 +428,23 @@ class ExprSource:
             if is_number(lt) and is_number(rt):
                 return f"({a} {op} {b})"
             return f"(_ord({a}) {op} _ord({b}))"
+        if op == ".." and is_int(lt) and is_int(rt) and not self.converted(e):
+            lo, hi = self.int_constant(e.left), self.int_constant(e.right)
+            if lo is not None and hi is not None and hi - lo < _SPAN_CONSTANT:
+                return self.ns.const(tuple(range(lo, hi + 1)), "span")  # `1..COLS`
+            return f"_span({self.src(e.left)}, {self.src(e.right)}, {e.pos!r})"
         return None
+
+    def int_constant(self, e: A.Expr) -> int | None:
+        """The value of an int literal or of a fixed constant folded to one."""
+        value = literal(e)
+        if isinstance(e, A.Name) and isinstance(ref := self.an.resolved.get(e), PropRef):
+            prop = self.c.props[ref.prop.pid]
+            default = ref.prop.decl.default
+            if prop.kind != "fixed" or any(n in self.an.conversions for n in nodes(default)):
+                return None
+            value = literal(default)
+        return value[0] if value is not None and type(value[0]) is int else None
 
     def arith(self, op: str, checked: str, a: str, b: str) -> str:
         """`a op b` through the interpreter's checked arithmetic `checked`, with Python's

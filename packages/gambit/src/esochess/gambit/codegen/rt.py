@@ -17,6 +17,7 @@ from esochess.gambit.compiler.runtime import (
     plain,
     truthy,
 )
+from esochess.gambit.limits import OUT_OF_MEMORY
 from esochess.gambit.machine import MEMO_LIMIT, Machine
 from esochess.gambit.program import Code, Overload
 from esochess.gambit.results import GameEnd, IllegalSignal, Result, RunError
@@ -95,6 +96,14 @@ def one(
                    f"{entity} was expected")  # fmt: skip
 
 
+def span(lo: int, hi: int, pos: tuple[int, int]) -> tuple[int, ...]:
+    """`lo..hi` of two ints."""
+    try:
+        return tuple(range(lo, hi + 1))
+    except MemoryError:
+        raise RunError(pos, OUT_OF_MEMORY) from None
+
+
 def peak(m: Machine, level: int) -> bool:
     """Record `level` as the deepest call level reached (an inlined leaf call); True."""
     m.peak = level
@@ -113,6 +122,7 @@ def up(wrapper: Any, m: Machine, pos: tuple[int, int], vals: list[Any]) -> Any:
 
 HELPERS: dict[str, Any] = {
     "_up": up,
+    "_span": span,
     "_filterfalse": filterfalse,
     "_peak": peak,
     "_one": one,
