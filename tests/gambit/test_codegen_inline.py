@@ -529,3 +529,43 @@ def test_ranges_are_constants_or_one_call(tmp_path: Path) -> None:
     assert "_span(L[0], (L[0] + 2), (7, " in source  # a range of variables
     assert "_span(1, 5000, " in source  # too long to keep as a constant
     assert "_span(1, 4" not in source and "_span(2, 4" not in source
+
+
+# A procedure that pauses: the plain instructions after its legality test (a loop, a
+# state write, an error) run as generated runs (codegen/runs.py).
+RUNS = """players 2
+
+state int [total] = 0
+
+pick(Player p) -> int {
+    n = p choose ("How many?") [1, 2, 3]
+    if n == 2: illegal
+    k = 0
+    while k < n {
+        k += 1
+        total += k
+    }
+    if total > 12: return [1][total]
+    return k
+}
+
+main() {
+    p = Player[1]
+    loop {
+        x = pick(p)
+        print(x, total)
+        p = next_player(p)
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("trace", [False, True])
+def test_runs_of_instructions_behave_as_the_instructions(trace: bool, tmp_path: Path) -> None:
+    args = ["--players", "random,random", "--seed", "3", *(["--trace"] if trace else [])]
+    seen = run_both(RUNS, tmp_path, *args)
+    assert seen[0] == seen[1]
+    assert seen[0][0] != 0 and "list index 17 out of range" in seen[0][2]
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+    assert "# pick, instructions 1..10" in source and "# pick, instructions 5..10" in source
+    assert "s = 6; continue" in source  # the loop stays inside the run

@@ -52,6 +52,7 @@ from esochess.gambit.program import (
     OP_JUMP,
     OP_NEXT,
     OP_RET,
+    OP_RUN,
     OP_SET,
     Code,
     Frame,
@@ -504,7 +505,9 @@ class Machine:
             ins = instrs[pc]
             pc += 1
             op = ins[0]
-            if op == OP_EXEC:
+            if op == OP_RUN:
+                pc = ins[1](self, L)
+            elif op == OP_EXEC:
                 ins[1](self, L)
             elif op == OP_SET:
                 L[ins[1]] = ins[2](self, L)

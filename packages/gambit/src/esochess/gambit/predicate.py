@@ -15,7 +15,7 @@ from typing import Any
 from esochess.gambit.compiler.runtime import SayIllegal
 from esochess.gambit.limits import CALL_DEPTH_LIMIT, OUT_OF_MEMORY, PYTHON_RECURSION_LIMIT
 from esochess.gambit.machine import Machine
-from esochess.gambit.program import OP_EXEC, OP_JF, OP_JUMP, OP_SET, RETURNS
+from esochess.gambit.program import OP_EXEC, OP_JF, OP_JUMP, OP_RUN, OP_SET, RETURNS
 from esochess.gambit.results import GambitRuntimeError, IllegalSignal, RunError
 from esochess.gambit.values import NumberTooLong
 
@@ -177,7 +177,7 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
         return f"({expr})"
 
     for k in range(pc, stop):
-        ins = instrs[k]
+        ins = _plain(instrs[k])
         op = ins[0]
         guard = f"            if s <= {k}"
         if op == OP_SET:
@@ -215,7 +215,7 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
 def _run(m: Machine, L: list[Any], instrs: list[tuple[Any, ...]], pc: int, stop: int) -> bool:
     """Run instructions pc..stop one by one (plain ones only: see compiler/legality.py)."""
     while pc != stop:
-        ins = instrs[pc]
+        ins = _plain(instrs[pc])
         pc += 1
         op = ins[0]
         if op == OP_SET:
@@ -231,6 +231,11 @@ def _run(m: Machine, L: list[Any], instrs: list[tuple[Any, ...]], pc: int, stop:
             assert op == OP_JUMP
             pc = ins[1]
     return True
+
+
+def _plain(ins: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The instruction itself, also where a run of instructions starts (codegen/runs.py)."""
+    return ins[2] if ins[0] == OP_RUN else ins
 
 
 def _error(m: Machine, exc: BaseException) -> GambitRuntimeError:

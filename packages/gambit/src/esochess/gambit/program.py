@@ -26,6 +26,7 @@ OP_CALL = 7  # (op, resolve, dest, pos): resolve() -> (code, args); push a frame
 OP_CHOOSE = 8  # (op, spec, dest, pos, secret, player | None[, (stop, callee)]): a decision
 OP_COMMIT = 9  # (op, pos): end the turn; pauses when `pause_at_commit` is set
 OP_HORIZON = 10  # (op, pos): look-ahead of the turn may stop here (compiler/horizon.py)
+OP_RUN = 11  # (op, run, first): run(m, L) runs plain instructions, returns the next pc (codegen/runs.py)
 
 Pos = tuple[int, int]
 Evaluator = Callable[["Machine", list[Any]], Any]

@@ -19,6 +19,7 @@ from esochess.gambit.codegen.bodies import BodySource
 from esochess.gambit.codegen.calls import CallWrappers
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.expressions import ExprSource
+from esochess.gambit.codegen.runs import fuse_runs
 from esochess.gambit.codegen.selectors import SelectorSource
 from esochess.gambit.compiler import Compiler
 from esochess.gambit.compiler.horizon import nodes
@@ -131,6 +132,9 @@ class SourceCompiler(Compiler):
         """Compile everything; the program keeps its generated source."""
         program = super().build()
         self.calls.define_all()
+        for code in self.codes.values():
+            if code.simple is None:
+                fuse_runs(code, self.ns)
         program.engine = "compiled"
         program.python = self.ns.source
         return program
