@@ -569,3 +569,26 @@ def test_runs_of_instructions_behave_as_the_instructions(trace: bool, tmp_path: 
     source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "# pick, instructions 1..10" in source and "# pick, instructions 5..10" in source
     assert "s = 6; continue" in source  # the loop stays inside the run
+
+
+# A choose's player, K, prompt and options as one generated function.
+SPEC = """players 2
+
+fn bad(int i) -> int => [1][i]
+
+main() {
+    xs = Player[2] choose[2] ("Pick " + str(#[1, 2])) [10, 20, 30]
+    print(xs)
+    y = Player[bad(1)] choose ("again") [bad(1), bad(2)]
+    print(y)
+}
+"""
+
+
+def test_a_generated_choose_spec_behaves_as_the_interpreters(tmp_path: Path) -> None:
+    seen = run_both(SPEC, tmp_path, "--players", "random,random", "--seed", "1")
+    assert seen[0] == seen[1]
+    assert seen[0][1] == "[Player 2] Pick 2 -> [10, 20]\n[10, 20]\n"
+    assert "list index 2 out of range" in seen[0][2] and "p.gmb:8:50" in seen[0][2]
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+    assert "# choose at line 6\ndef _spec" in source

@@ -62,6 +62,22 @@ class SourceCompiler(Compiler):
                                 f"condition at line {e.pos[0]}")  # fmt: skip
         return fn
 
+    def choose_spec(self, e: A.Choose) -> Ev:
+        """A choose's player, K, prompt and options, evaluated in that order by one
+        generated function (the interpreter's `choose_spec`, at every decision)."""
+        x = self.sources
+        outer, x.depth = x.depth, 0
+        try:
+            k = x.src(e.k) if e.k is not None else "None"
+            prompt = x.src(e.prompt) if e.prompt is not None else "None"
+            parts = f"{x.src(e.player)}, {k}, {prompt}, _iter({x.src(e.options)})"
+        finally:
+            x.depth = outer
+        name = self.ns.fresh("spec")
+        fn: Ev = self.ns.define(name, [f"def {name}(m, L):", f"    return ({parts})"],
+                                f"choose at line {e.pos[0]}")  # fmt: skip
+        return fn
+
     def assign(self, s: A.Assign) -> None:
         """An assignment; a state property write that cannot pause is generated."""
         if not (self.in_proc and (self.pauses(s.value) or self.pauses(s.target))):
