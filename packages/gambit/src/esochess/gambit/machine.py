@@ -128,8 +128,6 @@ class Machine:
         # by a machine that is not silent (game.adopt), so a run-time error in a print
         # argument is still reported when the option is played.
         self.skipped_print = False
-        # True for machines made by fork(): their output is never seen.
-        self.forked = False
 
     # ----------------------------------------------------------------- public API
 
@@ -224,7 +222,6 @@ class Machine:
         m.lookahead_seat = self.lookahead_seat
         m.silent, m.quiet = self.silent, self.quiet
         m.skipped_print = self.skipped_print
-        m.forked = True
         return m
 
     @property
