@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_eval_support import S, program, random_walk, verbose
+from test_eval_support import S, generated, program, random_walk, verbose
 
 PINS = "r3k2r/pp3ppp/2n5/3pP3/1b6/2N5/PP3PPP/R3K2R w KQkq d6 0 12"
 TACTICS = "6k1/2r1q2p/7P/3N4/8/1BP5/2P5/R2RK3 w - - 0 1"
@@ -170,3 +170,69 @@ def test_player_pawn_lists_agree_with_the_piece_tests(seed: int) -> None:
             and (chess.square_rank(e) - chess.square_rank(p)) * (1 if player else -1) > 0
             for e in enemy)]
         assert lib.Player_passedPawns(ctx, True, player) == passed, board.fen()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_attack_sets_and_hanging_pieces_agree_with_python_chess(seed: int) -> None:
+    """A side's attack set (pawns by shifts, the rest by the attack tables) is every cell
+    python-chess finds attacked by that side, each piece's cached attacks are its
+    `attacks_mask`, and `hanging()` holds exactly the pieces whose `hanged` holds."""
+    import random
+
+    import chess
+
+    from esochess.chespel.runtime import library as lib
+    from esochess.chespel.runtime.context import Context
+
+    board = random_walk(random.Random(seed), 120)
+    ctx = Context(board, 0)
+    for color in (chess.WHITE, chess.BLACK):
+        expected = 0
+        for square in chess.SQUARES:
+            if board.is_attacked_by(color, square):
+                expected |= chess.BB_SQUARES[square]
+        assert ctx.attacked(color) == expected, board.fen()
+    for square in chess.scan_forward(board.occupied):
+        assert ctx.attacks(square) == board.attacks_mask(square), board.fen()
+    hanging = [p for p in chess.scan_forward(board.occupied) if lib.Piece_hanged(ctx, True, p)]
+    assert list(chess.scan_forward(Context(board, 0).hanging())) == hanging, board.fen()
+
+
+FOLDED = """sym rule hanging:
+\tpiece p with player == me, hanged, type != king:
+\t\tscore -0.3 * p.value;
+sym rule mobility:
+\tpiece p with player == me, type != pawn:
+\t\tscore 0.02 * p.visibleCells.length;
+\t\tscore 0.01 * p.cell.pieces.head.visibleCells.length;
+"""
+UNFOLDED = """sym rule hanging:
+\tpiece p with player == me, type != king:
+\t\tif (p.hanged) score -0.3 * p.value;
+sym rule mobility:
+\tpiece p with player == me, type != pawn:
+\t\tlet cells = p.visibleCells;
+\t\tscore 0.02 * cells.length;
+\t\tlet head = p.cell.pieces.head.visibleCells;
+\t\tscore 0.01 * head.length;
+"""
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_hanged_filter_and_attack_counts_score_like_the_lists(seed: int) -> None:
+    """`hanged` folded into a loop's bitboard and `visibleCells.length` compiled to a
+    popcount give the scores of the same rules written without either shape."""
+    import random
+
+    from esochess.chespel.runtime.positions import placement_flags
+
+    code = generated(FOLDED)
+    assert "ctx.hanging()" in code and "ctx.attacks(v_p).bit_count()" in code
+    assert "ctx.hanging()" not in generated(UNFOLDED)
+    board = random_walk(random.Random(seed), 120)
+    folded, unfolded = program(FOLDED), program(UNFOLDED)
+    flags = placement_flags(board)
+    for color in (True, False):
+        assert folded.rule_score(board, color, flags) == unfolded.rule_score(board, color, flags)

@@ -388,7 +388,7 @@ class _Generator(ExpressionCode):
         return (" & ".join(parts) if parts else "ctx.board.occupied"), rest
 
     def filter_mask(self, name: str, cond: ast.Expr) -> str | None:
-        """A bitboard for `V.player == me`, `V.type != pawn`, `V.minor`, … or None."""
+        """A bitboard for `V.player == me`, `V.type != pawn`, `V.minor`, `V.hanged`, … or None."""
         if isinstance(cond, ast.Binary) and cond.op in ("==", "!="):
             for probe, other in ((cond.left, cond.right), (cond.right, cond.left)):
                 key = self.accessor_of(name, probe)
@@ -412,6 +412,10 @@ class _Generator(ExpressionCode):
                 return "(ctx.board.knights | ctx.board.bishops)"
             if info.entry.key == "Type.major":
                 return "(ctx.board.rooks | ctx.board.queens)"
+        if (info is not None and info.kind == "method" and not info.lifted and info.entry
+                and not info.path and not info.args and self.receiver_is(name, info)
+                and info.entry.key == "Piece.hanged"):
+            return "ctx.hanging()"
         return None
 
     def accessor_of(self, name: str, expr: ast.Expr) -> str | None:

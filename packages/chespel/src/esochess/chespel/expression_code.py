@@ -266,6 +266,9 @@ class ExpressionCode:
         else:
             raise CodegenError(f"method call without a receiver at {node.pos}")
         if entry.receiver == "List":
+            count = self.attack_count(info)
+            if count is not None:
+                return count
             return self.list_method(node, entry, receiver, info, args)
         if not info.lifted:
             return self.apply(node, entry, info.path, receiver, args)
@@ -281,6 +284,28 @@ class ExpressionCode:
             body = f"[{inner} for {item} in _r]"
         params = ", ".join(["_r", *names])
         return f"(lambda {params}: {body})({', '.join([receiver, *args])})"
+
+    def attack_count(self, info: CallInfo) -> str | None:
+        """`P.visibleCells.length` as a popcount of the piece's attack set (no list made),
+        or None for any other call."""
+        if info.entry is None or info.entry.key != "List.length" or info.lifted:
+            return None
+        inner_node = info.receiver
+        if not isinstance(inner_node, (ast.Name, ast.Call)):
+            return None
+        inner = self.call_info(inner_node)
+        if (inner.kind != "method" or inner.lifted or inner.entry is None
+                or inner.entry.key != "Piece.visibleCells"):
+            return None
+        if inner.implicit is not None:
+            piece = mangle(inner.implicit)
+        elif inner.receiver is not None:
+            piece = self.expr(inner.receiver)
+        else:
+            return None
+        for step in inner.path:
+            piece = self.method(inner_node, step, piece, [])
+        return f"(ctx.attacks({piece}).bit_count() * 1000)"
 
     def apply(self, node: ast.Expr, entry: Entry, path: tuple[Entry, ...], receiver: str,
               args: list[str]) -> str:

@@ -8,7 +8,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import chess
-from chess import BB_SQUARES, scan_forward
+from chess import (
+    BB_ALL,
+    BB_DIAG_ATTACKS,
+    BB_DIAG_MASKS,
+    BB_FILE_A,
+    BB_FILE_ATTACKS,
+    BB_FILE_H,
+    BB_FILE_MASKS,
+    BB_KING_ATTACKS,
+    BB_KNIGHT_ATTACKS,
+    BB_RANK_ATTACKS,
+    BB_RANK_MASKS,
+    BB_SQUARES,
+    scan_forward,
+)
 
 from esochess.chespel.runtime.values import (
     TYPE_LETTERS,
@@ -88,11 +102,45 @@ class Context:
             cache = self._attacked = [None, None]
         mask = cache[color]
         if mask is None:
-            mask = 0
-            for square in scan_forward(self.occupied_co[color]):
-                mask |= self.attacks(square)
+            board = self.board
+            own = self.occupied_co[color]
+            # pawns on the board's bits (a shift per direction; the file masks stop a
+            # capture wrapping round the board), the rest one attack set per piece
+            pawns = board.pawns & own
+            if color:
+                mask = ((pawns << 7) & ~BB_FILE_H | (pawns << 9) & ~BB_FILE_A) & BB_ALL
+            else:
+                mask = (pawns >> 9) & ~BB_FILE_H | (pawns >> 7) & ~BB_FILE_A
+            attacks = self._attacks
+            if attacks is None:
+                attacks = self._attacks = {}
+            occupied = board.occupied
+            for square in scan_forward(own & ~pawns):
+                found = attacks.get(square)
+                if found is None:
+                    bit = BB_SQUARES[square]
+                    if board.knights & bit:
+                        found = BB_KNIGHT_ATTACKS[square]
+                    elif board.kings & bit:
+                        found = BB_KING_ATTACKS[square]
+                    else:
+                        found = 0
+                        if (board.bishops | board.queens) & bit:
+                            found = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
+                        if (board.rooks | board.queens) & bit:
+                            found |= (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+                                      | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
+                    attacks[square] = found
+                mask |= found
             cache[color] = mask
         return mask
+
+    def hanging(self) -> int:
+        """The pieces, both colours, that the other side attacks and their own side does
+        not defend (`Piece.hanged` of every piece as one bitboard)."""
+        white, black = self.attacked(chess.WHITE), self.attacked(chess.BLACK)
+        occupied_co = self.occupied_co
+        return (occupied_co[chess.WHITE] & black & ~white) | (occupied_co[chess.BLACK] & white & ~black)
 
     def color_at(self, square: int) -> bool:
         """Colour of the piece on an occupied square."""
