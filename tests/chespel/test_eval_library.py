@@ -229,7 +229,7 @@ def test_hanged_filter_and_attack_counts_score_like_the_lists(seed: int) -> None
     from esochess.chespel.runtime.positions import placement_flags
 
     code = generated(FOLDED)
-    assert "ctx.hanging()" in code and "ctx.attacks(v_p).bit_count()" in code
+    assert "ctx.hanging()" in code and "_clamp(20 * ctx.attacks(v_p).bit_count())" in code
     assert "ctx.hanging()" not in generated(UNFOLDED)
     board = random_walk(random.Random(seed), 120)
     folded, unfolded = program(FOLDED), program(UNFOLDED)

@@ -199,6 +199,9 @@ class ExpressionCode:
         if op == "+" or op == "-":
             return f"_clamp({self.num(left)} {op} {self.num(right)})"
         if op == "*":
+            scaled = self.literal_times_count(left, right) or self.literal_times_count(right, left)
+            if scaled is not None:
+                return scaled
             return f"_mul({self.num(left)}, {self.num(right)})"
         if op == "/":
             line, column = expr.pos.line, expr.pos.column
@@ -268,7 +271,7 @@ class ExpressionCode:
         if entry.receiver == "List":
             count = self.attack_count(info)
             if count is not None:
-                return count
+                return f"({count} * 1000)"
             return self.list_method(node, entry, receiver, info, args)
         if not info.lifted:
             return self.apply(node, entry, info.path, receiver, args)
@@ -285,9 +288,23 @@ class ExpressionCode:
         params = ", ".join(["_r", *names])
         return f"(lambda {params}: {body})({', '.join([receiver, *args])})"
 
+    def literal_times_count(self, literal: ast.Expr, count: ast.Expr) -> str | None:
+        """`0.02 * p.visibleCells.length` without the milli-unit rounding of `_mul`, which a
+        whole count never needs (None unless `literal` is an untraced number literal and
+        `count` a popcount of `attack_count`)."""
+        if not isinstance(literal, ast.NumLit) or self.literal_weight(literal):
+            return None
+        if not isinstance(count, (ast.Name, ast.Call)):
+            return None
+        info = self.call_info(count)
+        code = self.attack_count(info) if info.kind == "method" else None
+        if code is None:
+            return None
+        return f"_clamp({self.num(literal)} * {code})"
+
     def attack_count(self, info: CallInfo) -> str | None:
-        """`P.visibleCells.length` as a popcount of the piece's attack set (no list made),
-        or None for any other call."""
+        """For `P.visibleCells.length`, the number of cells as a popcount of the piece's
+        attack set (a whole number, no list made); None for any other call."""
         if info.entry is None or info.entry.key != "List.length" or info.lifted:
             return None
         inner_node = info.receiver
@@ -305,7 +322,7 @@ class ExpressionCode:
             return None
         for step in inner.path:
             piece = self.method(inner_node, step, piece, [])
-        return f"(ctx.attacks({piece}).bit_count() * 1000)"
+        return f"ctx.attacks({piece}).bit_count()"
 
     def apply(self, node: ast.Expr, entry: Entry, path: tuple[Entry, ...], receiver: str,
               args: list[str]) -> str:
