@@ -9,7 +9,8 @@ runtime/evaluation.py).
 
 Values use the run-time representations of runtime/library.py (milli-unit ints, squares,
 piece types, colours). Loops scan bitboards narrowed by their leading conditions
-(`p.player == me`, `p.type == pawn`, `minor`, …). Nothing from the program's text reaches
+(`p.player == me`, `p.type == pawn`, `minor`, `hanged`, …); `p.visibleCells.length` is a
+popcount of the piece's attack set. Nothing from the program's text reaches
 the generated source except through `repr` (strings, rule names, paths) or as a
 validated identifier with the prefix `v_` (variables), so a program cannot inject code.
 """
