@@ -10,20 +10,15 @@ from typing import Any
 import chess
 from chess import (
     BB_ALL,
-    BB_DIAG_ATTACKS,
-    BB_DIAG_MASKS,
     BB_FILE_A,
-    BB_FILE_ATTACKS,
     BB_FILE_H,
-    BB_FILE_MASKS,
     BB_KING_ATTACKS,
     BB_KNIGHT_ATTACKS,
-    BB_RANK_ATTACKS,
-    BB_RANK_MASKS,
     BB_SQUARES,
     scan_forward,
 )
 
+from esochess.chespel.runtime.ordering import slider_attacks
 from esochess.chespel.runtime.values import (
     TYPE_LETTERS,
     ChespelRuntimeError,
@@ -124,12 +119,8 @@ class Context:
                     elif board.kings & bit:
                         found = BB_KING_ATTACKS[square]
                     else:
-                        found = 0
-                        if (board.bishops | board.queens) & bit:
-                            found = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
-                        if (board.rooks | board.queens) & bit:
-                            found |= (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
-                                      | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
+                        found = slider_attacks(square, bit, board.bishops | board.queens,
+                                               board.rooks | board.queens, occupied)
                     attacks[square] = found
                 mask |= found
             cache[color] = mask
