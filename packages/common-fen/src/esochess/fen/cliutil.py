@@ -15,7 +15,6 @@ import errno
 import os
 import sys
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import chess
@@ -93,15 +92,29 @@ class InputFile(_StrParam):
 
 
 def version_option(prog: str, package: str) -> Callable[[F], F]:
-    """`--version` as every esochess command prints it: `NAME VERSION (python-chess X)`."""
-    try:
-        number = version(package)
-    except PackageNotFoundError:  # a source tree without installed metadata
-        number = "unknown"
-    return click.version_option(
-        number,
+    """`--version` as every esochess command prints it: `NAME VERSION (python-chess X)`.
+
+    The installed version is looked up only when `--version` is given: importlib.metadata
+    (with email and zipfile) is not worth loading at every start-up.
+    """
+
+    def show(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+        if not value or ctx.resilient_parsing:
+            return
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version(package)
+        except PackageNotFoundError:  # a source tree without installed metadata
+            number = "unknown"
+        click.echo(f"{prog} {number} (python-chess {chess.__version__})", color=ctx.color)
+        ctx.exit()
+
+    return click.option(
         "--version",
-        prog_name=prog,
-        message=f"%(prog)s %(version)s (python-chess {chess.__version__})",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=show,
         help="Show the version and exit.",
     )

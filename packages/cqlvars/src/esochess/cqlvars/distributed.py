@@ -15,7 +15,6 @@ import pickle
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from importlib import metadata
 from typing import Any
 
 import chess
@@ -69,6 +68,8 @@ def require_distributed() -> Any:
 
 def versions() -> tuple[str, str]:
     """This installation's (`cql` version, python-chess version), compared across workers."""
+    from importlib import metadata  # only an index or a cluster needs it: not at start-up
+
     try:
         cql_version = metadata.version("esochess-cqlvars")
     except metadata.PackageNotFoundError:
