@@ -17,6 +17,9 @@ import types
 
 import chess
 
+#: This package's version (the one its metadata carries: pyproject.toml reads it here).
+__version__ = "0.1.0"
+
 #: python-chess submodules that `chess.pgn` imports but cql does not use.
 DEFERRED = ("chess.engine", "chess.svg")
 

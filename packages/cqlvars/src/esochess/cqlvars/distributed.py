@@ -19,7 +19,7 @@ from typing import Any
 
 import chess
 
-from esochess.cqlvars import ranges
+from esochess.cqlvars import __version__, ranges
 from esochess.cqlvars.parallel import (
     GameWorker,
     OutcomeT,
@@ -68,13 +68,7 @@ def require_distributed() -> Any:
 
 def versions() -> tuple[str, str]:
     """This installation's (`cql` version, python-chess version), compared across workers."""
-    from importlib import metadata  # only an index or a cluster needs it: not at start-up
-
-    try:
-        cql_version = metadata.version("esochess-cqlvars")
-    except metadata.PackageNotFoundError:
-        cql_version = "unknown"
-    return cql_version, chess.__version__
+    return __version__, chess.__version__
 
 
 def connect(
