@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from child_processes import finish
 from click.testing import CliRunner
 
 from esochess.chazz.cli import main
@@ -116,7 +117,7 @@ def test_ctrl_c_flushes_output_and_exits_130(tmp_path: Path) -> None:
     assert proc.stdout.read(1) == b"A"
     time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    stdout, stderr = finish(proc, 60)
     assert (stdout, proc.returncode) == (b"", 130)
     assert b"Traceback" not in stderr
 
@@ -248,7 +249,7 @@ def test_html_to_a_fifo_is_written_in_place(tmp_path: Path) -> None:
         [str(BIN / "chazz"), "p.fen", "--html", str(fifo), "--no-open"],
         cwd=tmp_path, capture_output=True, timeout=60,
     )
-    page, _ = reader.communicate(timeout=60)
+    page, _ = finish(reader, 60)
     assert (result.stdout, result.returncode) == (b"\x03\n", 0)
     assert page.startswith(b"<!DOCTYPE html>") and page.count(b"<td") == 3
     assert sorted(p.name for p in tmp_path.iterdir()) == ["board.html", "p.fen"]
@@ -271,5 +272,5 @@ def test_sigterm_exits_143_quietly(tmp_path: Path) -> None:
     assert proc.stdout is not None
     assert proc.stdout.read(1) == b"A"
     proc.send_signal(signal.SIGTERM)
-    _, stderr = proc.communicate(timeout=60)
+    _, stderr = finish(proc, 60)
     assert (proc.returncode, stderr) == (143, b"")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from child_processes import finish
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "chespel"
@@ -167,7 +168,7 @@ def test_interrupted_parallel_match_stops_its_engines_and_leaves_no_pgn(tmp_path
     time.sleep(6)
     process.send_signal(signal.SIGINT)
     # Without stopping the engines first, the games in play would run to their end.
-    out, err = process.communicate(timeout=60)
+    out, err = finish(process, 60)
     assert process.returncode != 0
     assert "Traceback" not in err
     assert not pgn.exists() and list(tmp_path.iterdir()) == []

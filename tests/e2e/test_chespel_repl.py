@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from child_processes import finish
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "chespel"
 G2 = "rn2kbnr/pp2pppp/2p5/q4b2/3P4/2N2N2/PPP2PPP/R1BQKB1R w KQkq - 2 6"
@@ -78,5 +80,5 @@ def test_interrupt_ends_silently_with_130() -> None:
     for _ in range(10):  # wait until the engine is reading commands
         process.stdout.readline()
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    out, err = finish(process, 60)
     assert process.returncode == 130 and err == "" and out == ""

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from child_processes import finish
 from pgn_data import LICHESS
 
 psutil = pytest.importorskip("psutil")  # comes with the test extras (dask)
@@ -45,7 +46,7 @@ def test_sigterm_to_cql_leaves_nothing_behind(tmp_path: Path, jobs: str) -> None
         _wait_for(lambda: len(psutil.Process(proc.pid).children(recursive=True)) >= 2, 30)
     workers = psutil.Process(proc.pid).children(recursive=True)
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=120)
+    _, err = finish(proc, 120)
     assert proc.returncode == 143
     assert b"Traceback" not in err and err == b""
     assert [p.name for p in out.iterdir()] == ["result.pgn"]

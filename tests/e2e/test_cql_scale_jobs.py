@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from child_processes import finish
 from pgn_data import LICHESS
 
 CQL = str(Path(sys.executable).with_name("cql"))
@@ -166,7 +167,7 @@ def test_progress_line_on_a_terminal_is_erased_at_the_end(tmp_path: Path, games:
         if not chunk:
             break
         seen += chunk
-    stdout, _ = proc.communicate(timeout=300)
+    stdout, _ = finish(proc, 300)
     os.close(main_fd)
     text = seen.decode()
     assert proc.returncode == 1  # the broken game
@@ -191,7 +192,7 @@ def test_ctrl_c_with_a_pool_exits_130_without_traceback_or_leftovers(
     )
     time.sleep(1.5)
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    _, err = finish(proc, 60)
     assert proc.returncode == 130
     assert b"Traceback" not in err
     assert not list(tmp_path.glob("int.pgn*"))

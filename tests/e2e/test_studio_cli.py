@@ -10,6 +10,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from child_processes import finish
 from click.testing import CliRunner
 
 from esochess.studio.cli import main
@@ -47,7 +48,7 @@ def _serve(*options: str) -> tuple[dict[str, str], str, int]:
                     time.sleep(0.1)
     finally:
         process.terminate()
-        _, err = process.communicate(timeout=30)
+        _, err = finish(process, 30)
     return pages, err, port
 
 

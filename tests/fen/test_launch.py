@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from child_processes import finish
 
 from esochess import launch
 
@@ -57,7 +58,7 @@ def test_ctrl_c_during_the_import_exits_130_without_a_traceback(tmp_path: Path) 
     assert proc.stdout is not None
     assert proc.stdout.readline() == "importing\n"
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    _, err = finish(proc, 30)
     assert proc.returncode == launch.EXIT_INTERRUPTED
     assert err == ""
 
@@ -99,7 +100,7 @@ def test_sigterm_while_writing_exits_143_quietly_and_leaves_no_temporary(tmp_pat
     assert proc.stdout.readline() == "writing\n"
     assert len(list(out.iterdir())) == 1  # the temporary file exists while writing
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=30)
+    _, err = finish(proc, 30)
     assert proc.returncode == launch.EXIT_TERMINATED
     assert err == ""
     assert list(out.iterdir()) == []
@@ -116,7 +117,7 @@ def test_sigterm_in_a_click_command_does_not_say_aborted(tmp_path: Path) -> None
     assert proc.stdout is not None
     assert proc.stdout.readline() == "running\n"
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=30)
+    _, err = finish(proc, 30)
     assert (proc.returncode, err) == (launch.EXIT_TERMINATED, "")
 
 
