@@ -75,6 +75,28 @@ def test_jobs_give_the_same_games_as_a_serial_run(tmp_path: Path) -> None:
     assert '[FEN "4k3/pppp1ppp/8/8/8/8/PPPP1PPP/5K1R b - - 1 1"]' in runs[0][1][2]
 
 
+def test_fixed_nodes_give_the_same_games_every_time(tmp_path: Path) -> None:
+    # A node-limited search does not look at the clock: two runs, at whatever load, and a
+    # run with --jobs 2 play the same moves.
+    runs = []
+    for run, jobs in enumerate(("1", "1", "2")):
+        pgn = tmp_path / f"games{run}.pgn"
+        done = match("examples/chespel/material.chp", "examples/chespel/positional.chp",
+                     "--games", "2", "--nodes", "300", "--max-plies", "16", "--jobs", jobs,
+                     "--pgn", str(pgn))
+        assert done.returncode == 0, done.stderr
+        check_output(done.stdout, 2, "material", "positional")
+        assert "forfeit" not in done.stdout
+        runs.append((done.stdout, re.sub(r"\{[^}]*\}", "", pgn.read_text())))
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_nodes_must_be_positive() -> None:
+    material = str(EXAMPLES / "material.chp")
+    done = match(material, material, "--nodes", "0")
+    assert done.returncode == 2 and "--nodes" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_sprt_and_jobs_usage_errors() -> None:
     material = str(EXAMPLES / "material.chp")
     done = match(material, material, "--sprt", "5,0")

@@ -199,6 +199,9 @@ def uci(file: str) -> None:
               help="Seconds per move, without --tc.")
 @click.option("--tc", metavar="BASE+INC", help="Real clocks, in seconds.")
 @click.option("--depth", type=click.IntRange(1, 64), help="Fixed search depth.")
+@click.option("--nodes", type=click.IntRange(1),
+              help="Fixed node count per move (UCI `go nodes`): the same games on any "
+                   "machine and at any load. With --depth, whichever is reached first.")
 @click.option("--openings", "openings_file", type=InputFile(),
               help="Openings: one per line (moves from the start position, a FEN or an EPD "
                    "line), or a .pgn file whose games' main lines are the openings. Each "
@@ -219,7 +222,8 @@ def uci(file: str) -> None:
               help="Play the game pairs on this Dask cluster (tcp://HOST:PORT); .chp engines "
                    "are built and shipped to the workers. --jobs is then ignored.")
 def match(first: str, second: str, games: int, movetime: float, tc: str | None,
-          depth: int | None, openings_file: str | None, seed: int | None, max_plies: int,
+          depth: int | None, nodes: int | None, openings_file: str | None, seed: int | None,
+          max_plies: int,
           jobs: int, sprt_text: str | None, sprt_model: Model, pgn_file: str | None,
           scheduler: str | None) -> None:
     """Play a match between two engines: FILE.chp or uci:COMMAND[;OPTION=VALUE]...."""
@@ -237,7 +241,7 @@ def match(first: str, second: str, games: int, movetime: float, tc: str | None,
                    if name in sources else EngineSpec.parse(name) for name in (first, second)]
         settings = Settings(
             games=games, movetime=movetime, tc=parse_tc(tc) if tc else None, depth=depth,
-            max_plies=max_plies, seed=seed, jobs=jobs, sprt=sprt, scheduler=scheduler,
+            nodes=nodes, max_plies=max_plies, seed=seed, jobs=jobs, sprt=sprt, scheduler=scheduler,
             **({"openings": read_openings(openings_file)} if openings_file else {}))
         with ExitStack() as stack:
             # Opened first, so an unwritable FILE is reported before any game is played.

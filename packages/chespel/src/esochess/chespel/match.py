@@ -101,6 +101,7 @@ class Settings:
     movetime: float = 1.0
     tc: tuple[float, float] | None = None
     depth: int | None = None
+    nodes: int | None = None
     max_plies: int = 300
     openings: tuple[str, ...] = DEFAULT_OPENINGS
     seed: int | None = None
@@ -108,6 +109,11 @@ class Settings:
     sprt: Sprt | None = None
     scheduler: str | None = None
     """A Dask scheduler's address: the game pairs are played on its workers (cluster.py)."""
+
+    @property
+    def fixed(self) -> bool:
+        """Whether moves are limited by depth or nodes, not by time (no time forfeits)."""
+        return self.depth is not None or self.nodes is not None
 
 
 @dataclass
@@ -314,8 +320,8 @@ def _play_game(white: _Player, black: _Player, number: int, start: chess.Board,
             return end("1/2-1/2", "max plies")
         mover = white if board.turn == chess.WHITE else black
         loss = "0-1" if board.turn == chess.WHITE else "1-0"
-        if settings.depth is not None:
-            limit = chess.engine.Limit(depth=settings.depth)
+        if settings.fixed:
+            limit = chess.engine.Limit(depth=settings.depth, nodes=settings.nodes)
         elif clocks is not None:
             assert settings.tc is not None
             limit = chess.engine.Limit(white_clock=clocks[True], black_clock=clocks[False],
@@ -341,7 +347,7 @@ def _play_game(white: _Player, black: _Player, number: int, start: chess.Board,
             if clocks[board.turn] < 0:
                 return end(loss, "forfeit: time")
             clocks[board.turn] += settings.tc[1]
-        elif settings.depth is None and elapsed > settings.movetime + GRACE:
+        elif not settings.fixed and elapsed > settings.movetime + GRACE:
             return end(loss, "forfeit: time")
         if played.move is None or played.move not in board.legal_moves:
             return end(loss, "forfeit: illegal move")
@@ -424,7 +430,7 @@ def play_pair_on(seats: Seats, index: int, opening: str, settings: Settings,
 
 def engine_timeout(settings: Settings) -> float | None:
     """How long a move may take beyond its time before python-chess gives up on it."""
-    return None if settings.depth is not None or settings.tc else GRACE
+    return None if settings.fixed or settings.tc else GRACE
 
 
 def shuffled_openings(settings: Settings) -> list[str]:
