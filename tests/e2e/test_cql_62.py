@@ -186,7 +186,7 @@ def test_dictionaries(tmp_path: Path) -> None:
     )
     run = run_cql(tmp_path, query, ECO_GAMES)
     assert run.code == 0, run.err
-    # Per-game dictionaries start empty in each game; persistent ones carry over.
+    # Both carry over from game to game; `Moves["e4"] = 0` sets its entry back in each.
     assert run.out.splitlines()[:4] == [
         '1 {"e4": 1}', '1 {"e4": 1}', '2 {"e4": 1}', 'Openings: {"B01": 2, "C20": 1}',
     ]

@@ -178,6 +178,30 @@ def test_local_dictionary_is_reset_for_each_game(tmp_path: Path) -> None:
     assert _lines(tmp_path, persistent, F["F9"]) == ["1", "2", "3", 'D: {"1": 1, "2": 1, "3": 1}']
 
 
+def test_a_plain_dictionary_keeps_its_entries_for_the_whole_run(tmp_path: Path) -> None:
+    # CQL 6.2: only `local dictionary` is emptied for each game; a plain one is shared
+    # between games but, unlike a persistent one, not printed at the end.
+    plain = 'cql() dictionary D  initial D[str(gamenumber)] = 1  message(#D) false'
+    assert _lines(tmp_path, plain, F["F9"]) == ["1", "2", "3"]
+    # the same with several worker processes: the run-long dictionary keeps it in one
+    assert _lines(tmp_path, plain, F["F9"], "--jobs", "2") == ["1", "2", "3"]
+    # declared plain first and persistent later: kept, and printed
+    both = ('cql() dictionary D  initial D[str(gamenumber)] = 1  persistent dictionary D '
+            'message(#D) false')
+    assert _lines(tmp_path, both, F["F9"]) == ["1", "2", "3", 'D: {"1": 1, "2": 1, "3": 1}']
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ("cql() dictionary D  local dictionary D", "cannot also be declared 'local'"),
+    ("cql() local dictionary D  persistent dictionary D", "cannot also be declared 'persistent'"),
+    ('cql() dictionary D["a"] = 1  unbind D', 'unbind D[KEY]'),
+    ('cql() dictionary D["a"] = 1  D = 3', "is a dictionary"),
+])  # fmt: skip
+def test_dictionary_lifetimes_do_not_mix(tmp_path: Path, query: str, message: str) -> None:
+    run = run_cql(tmp_path, query, F["F9"])
+    assert run.code == 2 and message in run.err, run.err
+
+
 @pytest.mark.parametrize(("query", "instead"), [
     ("cql() hhdb sound", 'tag "Black" ~~'),
     ('cql() writefile ("x.txt" "hello")', "message (...)"),

@@ -187,13 +187,16 @@ class Unbind(Node):
 
 @dataclass(frozen=True)
 class DictDecl(Node):
-    """`[persistent [quiet]] dictionary NAME` or `dictionary NAME[KEY] = VALUE`."""
+    """`[persistent [quiet] | local] dictionary NAME` or `dictionary NAME[KEY] = VALUE`."""
 
     name: str
     name_span: Span
     persistent: bool = False
     quiet: bool = False
     init: Node | None = None
+    #: `local dictionary`: emptied at the start of each game (a plain one keeps its entries
+    #: for the whole run, as in CQL 6.2)
+    local: bool = False
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ class AssignChecks(CheckerBase):
             raise self.error(target.span, "piece variables cannot be atomic")
         if node.persistent and kind not in (NUMERIC, STRING, SET):
             raise self.error(target.span, "persistent variables must be numeric, string or set")
-        if name in self.persistent and kind not in (NUMERIC, STRING, SET):
+        if name in self.persistent and known != DICT and kind not in (NUMERIC, STRING, SET):
             raise self.error(target.span, "persistent variables must be numeric, string or set")
         if known is not None and known != kind:
             if name in self.assign_kinds:
@@ -123,6 +123,9 @@ class AssignChecks(CheckerBase):
         var = target.target if isinstance(target, ast.Subscript) else target
         assert isinstance(var, ast.Var)  # the parser allows nothing else
         if var.name in self.persistent and not isinstance(target, ast.Subscript):
+            if self.kinds.get(var.name) == DICT:
+                raise self.error(var.span, f"dictionary '{var.name}' keeps its entries for the "
+                                           f"whole run; remove one with unbind {var.name}[KEY]")
             raise self.error(var.span, f"persistent variable '{var.name}' is always bound")
         if any(var.name in s for s in self.scoped):
             raise self.error(var.span, f"cannot unbind iteration variable '{var.name}'")
@@ -132,17 +135,29 @@ class AssignChecks(CheckerBase):
         return self.typed(replace(node, target=new), LOGICAL)
 
     def visit_DictDecl(self, node: ast.DictDecl) -> tuple[ast.Node, str]:
-        """`[persistent [quiet]] dictionary NAME [[KEY] = VALUE]`."""
+        """`[persistent [quiet] | local] dictionary NAME [[KEY] = VALUE]`."""
         name = node.name
         self.check_name(name, node.name_span)
         known = self.lookup(name)
         if known is not None and known != DICT:
             raise self.error(node.name_span, f"'{name}' is already {self.noun(known)}")
-        if node.persistent and known == DICT and name not in self.persistent:
-            raise self.error(node.span, f"the first declaration of '{name}' must say 'persistent'")
+        if known is None and node.local:
+            self.local_dicts.add(name)
+        elif node.local and name not in self.local_dicts:
+            raise self.error(node.span, f"dictionary '{name}' keeps its entries for the whole "
+                                        "run; it cannot also be declared 'local'")
+        elif node.persistent and name in self.local_dicts:
+            raise self.error(node.span, f"dictionary '{name}' is local (emptied for each "
+                                        "game); it cannot also be declared 'persistent'")
         self.kinds[name] = DICT
-        if node.persistent:
-            self.persistent[name] = self.persistent.get(name, False) or node.quiet
+        if name not in self.local_dicts:
+            # A plain dictionary keeps its entries for the whole run, like a persistent
+            # one, but is printed at the end only when declared `persistent` (not quiet).
+            if node.persistent:
+                self.said_persistent.add(name)
+            if node.quiet:
+                self.said_quiet.add(name)
+            self.persistent[name] = name in self.said_quiet or name not in self.said_persistent
         init = self.visit(node.init)[0] if node.init is not None else None
         return self.typed(replace(node, init=init), LOGICAL)
 

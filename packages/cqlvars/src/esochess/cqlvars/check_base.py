@@ -85,6 +85,11 @@ class CheckerBase:
         self.types: dict[int, str] = {}
         self.kinds: dict[str, str] = {}
         self.persistent: dict[str, bool] = {}
+        #: Dictionaries by how they were declared: `local` (emptied for each game), and
+        #: run-long ones that some declaration calls `persistent` / `persistent quiet`.
+        self.local_dicts: set[str] = set()
+        self.said_persistent: set[str] = set()
+        self.said_quiet: set[str] = set()
         self.atomic: set[str] = set()
         self.scoped: list[dict[str, str]] = []
         self.retired: set[str] = set()

@@ -168,7 +168,7 @@ class _Builder(pathsyntax.PathBuilder, Transformer[Token, Any]):
         return ast.Unbind(span_of(c[0]), target)
 
     def dict_decl(self, c: list[Any]) -> ast.Node:
-        """`dictionary D` or `dictionary D[K] = V`, optionally `persistent [quiet]`."""
+        """`dictionary D` or `dictionary D[K] = V`, optionally `persistent [quiet]` or `local`."""
         words = [t for t in c if isinstance(t, Token)]
         keyword = next(t for t in words if t.type == "DICTIONARY")
         body = c[-1]
@@ -183,6 +183,7 @@ class _Builder(pathsyntax.PathBuilder, Transformer[Token, Any]):
             span_of(keyword), var.name, var.span,
             persistent=any(t.type == "PERSISTENT" for t in words),
             quiet=any(t.type == "QUIET" for t in words), init=init,
+            local=any(t.type == "LOCAL" for t in words),
         )  # fmt: skip
 
     def atomic_assign(self, c: list[Any]) -> ast.Node:
