@@ -47,10 +47,45 @@ def test_arrows_and_unicode(tmp_path: Path, query: str, matched: int) -> None:
 def test_arrow_values_and_errors(tmp_path: Path) -> None:
     assert _message(tmp_path, "e2--e4", "1. e4 *\n") == "e4"  # the destination squares
     assert _message(tmp_path, "A[x]a", "1. e4 d5 2. exd5 *\n", "A[x]a") == "d5"  # the captured
-    bad = run_cql(tmp_path, "cql() P -- 3", "1. e4 *\n")
+    bad = run_cql(tmp_path, 'cql() P--"e4"', "1. e4 *\n")
     assert bad.code == 2 and "requires set" in bad.err
     path = run_cql(tmp_path, "cql() ⊢ check", "1. e4 *\n")  # a path of no move never matches
     assert path.code == 0 and path.stats[1] == 0, path.err
+
+
+@pytest.mark.parametrize(("query", "plies"), [
+    ("Q--g6", ["4"]),            # the queen moves to g6 (3. Qxg6+)
+    ("Q-- g6", ["2", "4"]),      # the queen moves (and the square g6 exists)
+    ("Q --g6", ["3", "4", "5"]),  # there is a queen; some move goes to g6
+    ("Q -- g6", ["0", "1", "2", "3", "4", "5"]),  # a queen, and any move
+    ("Q ―― g6", ["0", "1", "2", "3", "4", "5"]),  # the Unicode dash: the same rule
+    ("Q--", ["2", "4"]),         # any move of the queen
+    ("--g6", ["3", "4", "5"]),
+    ("[x]", ["4", "5"]),         # any capture
+    ("Q×", ["4"]),
+    ("--", ["0", "1", "2", "3", "4", "5"]),
+])  # fmt: skip
+def test_a_set_is_the_dash_s_own_only_when_written_against_it(
+        tmp_path: Path, query: str, plies: list[str]) -> None:
+    # CQL 6.2: no space may separate the dash from the set where the move starts (or,
+    # as in a path, ends); either one left out is any square.
+    run = run_cql(tmp_path, f"cql() {query} message(ply) false", F["F2"].split("\n\n")[0])
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[:-1] == plies  # then the summary line
+
+
+@pytest.mark.parametrize("query", [
+    'cql() check ///"mate"\n',
+    'cql() check // "mate"\n',
+    'cql() check //"mate" mate\n',
+    'cql() check /// mate\n',
+])  # fmt: skip
+def test_a_line_comment_swallows_a_third_slash_and_a_string(tmp_path: Path, query: str) -> None:
+    # `//` runs to the end of the line whatever follows it: each query is `cql() check`.
+    run = run_cql(tmp_path, query, F["F2"])
+    assert run.code == 0, run.err
+    assert run.stats[1] == 1 and run.movetexts == [
+        "1. e4 f6 2. Qh5+ { CQL } 2... g6 3. Qxg6+ { CQL } 3... hxg6 *"]
 
 
 def test_xray(tmp_path: Path) -> None:

@@ -97,6 +97,7 @@ TOKEN_TYPES = sorted(
     | {kw.upper() for kw in SYNTAX_KEYWORDS}
     | {syntax.value for syntax in Syntax}
     | {"MOVEARROW", "CAPTUREARROW", "PATHDASH", "PATHPROMOTE", "PATHNUM", "PATHMAX"}
+    | {"DASHFROM", "DASHTO", "DASHANY"}
     | {
         "IDENT",
         "CALLNAME",
@@ -144,7 +145,12 @@ UNICODE_WORDS = {
     "⊢": "path", "◎": "focus",
 }  # fmt: skip
 #: The 6.2 arrows: `S -- T` and `S [x] T` are moves, `->` and `<-` attacks.
-ARROWS = (("--", "MOVEARROW"), ("[x]", "CAPTUREARROW"), ("->", "ATTACKS"), ("<-", "ATTACKEDBY"))
+ARROWS = (("->", "ATTACKS"), ("<-", "ATTACKEDBY"))
+#: The move filter's dash (`--`, `[x]`, `――`, `×`) by the sides a set is written against
+#: with no space (CQL 6.2: only such a set is where the move starts or ends; one written
+#: after a space is a filter of its own). Tied on both sides it is the infix arrow.
+DASH_TOKENS = {(True, True): "MOVEARROW", (True, False): "DASHFROM",
+               (False, True): "DASHTO", (False, False): "DASHANY"}  # fmt: skip
 
 
 class CqlToken(Token):
@@ -334,15 +340,17 @@ class Tokenizer:
             return found
         if ch in UNICODE_DESIGNATORS:
             return self._unicode_designator(ch)
+        if (dash := self._dash(prev)) is not None:
+            return dash
         for symbol, ascii_text in UNICODE_WORDS.items():
             if text.startswith(symbol, i):
                 return self._unicode_word(symbol, ascii_text, prev)
-        if not text.startswith("-->", i) and not text.startswith("<--", i):
+        if not text.startswith("<--", i):
             for spelling, kind in ARROWS:
-                # `x <-3` and `x--3` are arithmetic: an arrow's right side is never a number.
+                # `x <-3` is arithmetic: an arrow's right side is never a number.
                 after = text[i + len(spelling) : i + len(spelling) + 1]
-                if text.startswith(spelling, i) and not (spelling != "[x]" and after.isdigit()):
-                    word = {"->": "attacks", "<-": "attackedby"}.get(spelling, spelling)
+                if text.startswith(spelling, i) and not after.isdigit():
+                    word = {"->": "attacks", "<-": "attackedby"}[spelling]
                     return self._token(kind, word, len(spelling))
         line_open = sequence != ""
         if ch == "{" and line_open and prev is not None and prev.type not in (
@@ -395,6 +403,23 @@ class Tokenizer:
                     return self._token("REP", spelling, 1, bounds)
                 return self._token(kind, spelling, len(spelling))
         raise self.error(f"unexpected character {ch!r}", self.line, self.col)
+
+    def _dash(self, prev: Token | None) -> CqlToken | None:
+        """The move filter's dash outside a path, typed by its ties (`Q--g5`, `Q--`, `--g5`,
+        `--`); `x--3` is arithmetic: a dash's right side is never a number."""
+        text, i = self.text, self.pos
+        for spelling, capture in PATH_DASHES:
+            if text.startswith(spelling, i) and not text.startswith("-->", i):
+                end = i + len(spelling)
+                if not capture and text[end : end + 1].isdigit():
+                    return None
+                left, _ = dash_ties(text, i, end, prev.type if prev is not None else "")
+                # No group follows a dash here, so a bracket after it starts its set.
+                after = text[end : end + 1]
+                right = after != "" and not after.isspace() and after not in ")}]"
+                kind = "CAPTUREARROW" if capture and left and right else DASH_TOKENS[left, right]
+                return self._token(kind, "[x]" if capture else "--", len(spelling))
+        return None
 
     def _path_move(self, prev: Token | None) -> CqlToken | None:
         """A path move (`Q--g5`, `×h7`) with its ties, or a promotion `=Q` right after one."""

@@ -110,11 +110,17 @@ class _Builder(pathsyntax.PathBuilder, Transformer[Token, Any]):
         return ast.Compound(span_of(c[0]), tuple(_nodes(c)))
 
     def move_arrow(self, c: list[Any]) -> ast.Node:
-        """`S -- T` (a move from S to T) and `S [x] T` (from S capturing on T)."""
-        left, arrow, right = c
-        if arrow.type == "MOVEARROW":
-            return ast.Move(span_of(arrow), "played", from_=left, to=right, first="to")
-        return ast.Move(span_of(arrow), "played", from_=left, capture=right, first="capture")
+        """`S--T` (a move from S to T) and `S[x]T` (from S capturing on T); S or T is absent
+        (any square) unless written against the dash (`Q--`, `--g5`, `--`)."""
+        arrow = next(t for t in c if isinstance(t, Token) and t.type in _DASHES)
+        at = c.index(arrow)
+        left = c[0] if at == 1 else None
+        right = c[at + 1] if at + 1 < len(c) else None
+        span = span_of(arrow)
+        if str(arrow) == "--":
+            return ast.Move(span, "played", from_=left, to=right, first="to")
+        anywhere = right if right is not None else ast.Designator(span, None, None, ".")
+        return ast.Move(span, "played", from_=left, capture=anywhere, first="capture")
 
     def table_filter(self, c: list[Any]) -> ast.Node:
         return ast.Filter(span_of(c[0]), str(c[0]), tuple(_nodes(c)))
@@ -461,6 +467,9 @@ class _Builder(pathsyntax.PathBuilder, Transformer[Token, Any]):
     def hword(self, c: list[Any]) -> Token:
         tok: Token = c[0]
         return tok
+
+
+_DASHES = frozenset({"MOVEARROW", "CAPTUREARROW", "DASHFROM", "DASHTO", "DASHANY"})
 
 
 def _unexpected(exc: lark.exceptions.UnexpectedInput, path: str, source: str) -> SourceError:
