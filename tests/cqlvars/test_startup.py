@@ -7,6 +7,7 @@ import importlib.metadata
 import io
 import subprocess
 import sys
+from pathlib import Path
 
 import chess.pgn
 
@@ -21,7 +22,31 @@ NOT_AT_START_UP = (
     "esochess.fen.render",
     "esochess.fen.svgboard",
     "esochess.fen.grid",
+    "zstandard",  # and the other decompressors: loaded with the first compressed file
+    "re2",  # loaded by the first `~~`
+    "difflib",  # only for "did you mean"
+    "importlib.resources",  # the grammar tables are read with pkgutil
 )
+#: Modules a whole run of a query without `~~` over an index (or a plain PGN file) does
+#: not load either.
+NOT_IN_A_RUN = ("zstandard", "re2", "importlib.resources", "zipfile", "asyncio")
+
+
+def test_a_run_leaves_out_what_it_does_not_use(tmp_path: Path) -> None:
+    (tmp_path / "q.cql").write_text("cql() move promote [RBN]\n")
+    (tmp_path / "g.pgn").write_text("1. e4 e5 *\n")
+    code = (
+        "import sys\n"
+        "from esochess.cqlvars.cli import main\n"
+        "try:\n"
+        "    main(['--jobs', '1', '--output', 'out.pgn', 'q.cql', 'g.pgn'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print('loaded:', *(m for m in {NOT_IN_A_RUN!r} if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=tmp_path)
+    assert "loaded:" in run.stdout.splitlines(), run.stdout
 
 
 def test_cli_import_leaves_out_what_a_run_does_not_use() -> None:

@@ -156,6 +156,14 @@ def test_a_custom_lexer_of_lark_s_older_interface(pkg: ModuleType) -> None:
         assert _reading(loaded, text) == _reading(fresh, text), text
 
 
+def test_the_stored_table_shares_equal_entries(pkg: ModuleType) -> None:
+    tables = _tables(pkg)
+    tables.write()
+    rows = tables.load().parser.parser._parse_table.states.values()
+    entries = [entry for row in rows for entry in row.values()]
+    assert len({id(e) for e in entries}) == len(set(entries)) < len(entries)
+
+
 def test_tables_of_another_grammar_are_refused_and_the_parser_built(
         pkg: ModuleType, tmp_path: Path) -> None:
     tables = _tables(pkg)

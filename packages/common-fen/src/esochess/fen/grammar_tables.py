@@ -26,12 +26,12 @@ import hashlib
 import importlib
 import io
 import pickle
+import pkgutil
 import sys
 import types
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ _MAGIC = b"esochess-lalr 1\n"
 #: The lark options that hold run-time objects, made by `runtime` and never stored.
 RUNTIME_OPTIONS = frozenset({"transformer", "postlex", "lexer_callbacks"})
 _CALLBACKS = "callbacks"
+_GRAMMAR = "grammar"
 
 
 def _no_runtime() -> dict[str, Any]:
@@ -69,6 +70,22 @@ def _wrapped_lexer(lexer_class: type, state: dict[str, Any]) -> object:
     lexer = wrapper.__new__(wrapper)
     lexer.__dict__.update(state)
     return lexer
+
+
+def _share_actions(parser: lark.Lark) -> None:
+    """Make equal entries of the LALR table one tuple: the table holds tens of thousands
+    of (action, argument) pairs but a few hundred distinct ones, and a shared tuple is
+    pickled once, then referred to (unpickling makes far fewer objects)."""
+    frontend = getattr(parser, "parser", None)
+    table = getattr(getattr(frontend, "parser", None), "_parse_table", None)
+    states = getattr(table, "states", None)
+    if not isinstance(states, dict):
+        return
+    shared: dict[tuple[object, object], tuple[object, object]] = {}
+    for row in states.values():
+        for token, (action, arg) in row.items():
+            key = (action, arg if isinstance(arg, int) else id(arg))
+            row[token] = shared.setdefault(key, (action, arg))
 
 
 _REDUCERS: Mapping[type, Callable[[Any], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
@@ -99,9 +116,17 @@ class GrammarTables:
     grammar: str = "grammar.lark"
     tables: str = "grammar.tables"
 
+    def _data(self, name: str) -> bytes:
+        # pkgutil (already loaded at start-up) reads through the package's loader, as
+        # importlib.resources does, without importing importlib.readers and zipfile.
+        data = pkgutil.get_data(self.package, name)
+        if data is None:
+            raise OSError(f"{self.package} cannot read its {name}")
+        return data
+
     def grammar_text(self) -> str:
         """The grammar as shipped."""
-        return resources.files(self.package).joinpath(self.grammar).read_text(encoding="utf-8")
+        return self._data(self.grammar).decode("utf-8")
 
     def stamp(self, grammar: str) -> bytes:
         """The header a tables file must carry to be used with `grammar`, these options
@@ -131,6 +156,10 @@ class GrammarTables:
         grammar = self.grammar_text() if grammar is None else grammar
         parser, runtime = self._build(grammar)
         kept = {id(obj): name for name, obj in runtime.items()}
+        if not parser.options.cache_grammar:
+            # the grammar's own tree, only used to build the tables: not stored, as
+            # lark's `Lark.save` leaves it out (a tenth of the unpickling)
+            kept[id(parser.grammar)] = _GRAMMAR
         if "transformer" in runtime:
             # its parse callbacks (often closures) are rebuilt at load, for the new one
             kept[id(parser._callbacks)] = _CALLBACKS
@@ -148,6 +177,7 @@ class GrammarTables:
                     return _wrapped_lexer, (type(wrapped), obj.__dict__)
                 return NotImplemented
 
+        _share_actions(parser)
         out = io.BytesIO()
         Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(parser)
         return self.stamp(grammar) + zlib.compress(out.getvalue(), 9)
@@ -169,6 +199,8 @@ class GrammarTables:
                 if pid == _CALLBACKS:
                     rebuilt.append(True)
                     return callbacks
+                if pid == _GRAMMAR:
+                    return None
                 if pid in runtime:
                     return runtime[pid]
                 # made at build time but not now: the options no longer match the header
@@ -191,7 +223,7 @@ class GrammarTables:
     def read(self) -> bytes:
         """The shipped tables file (empty when there is none)."""
         try:
-            return resources.files(self.package).joinpath(self.tables).read_bytes()
+            return self._data(self.tables)
         except OSError:
             return b""
 
@@ -210,10 +242,12 @@ class GrammarTables:
 
     def write(self) -> Path:
         """Rewrite the shipped tables from the grammar; the file written."""
+        from importlib import resources
+
+        from esochess.fen import files  # the one file writer (atomic)
+
         target = resources.files(self.package).joinpath(self.tables)
         with resources.as_file(target) as path:
-            from esochess.fen import files  # the one file writer (atomic)
-
             files.write_atomic(path, self.dumps())
             return Path(path)
 

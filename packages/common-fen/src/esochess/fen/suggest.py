@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
 def close_matches(name: str, known: Iterable[str], limit: int = 3) -> list[str]:
     """The known names closest to `name`, best first (case-insensitive, at most `limit`)."""
+    import difflib  # only when a name is unknown: difflib stays out of every start-up
+
     by_folded: dict[str, str] = {}
     for candidate in known:
         by_folded.setdefault(candidate.casefold(), candidate)

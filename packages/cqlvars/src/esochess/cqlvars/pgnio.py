@@ -9,10 +9,8 @@ same for every mode, game numbers, line numbers and game texts are identical for
 
 from __future__ import annotations
 
-import bz2
-import gzip
+import importlib
 import io
-import lzma
 import os
 import stat
 import sys
@@ -21,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 import chess.pgn
-import zstandard
 
 #: Spec docs/cql.md#parallel-and-compressed-input: a partition SHOULD end at 256 games or 4 MB,
 #whichever comes first.
@@ -35,8 +32,21 @@ MAX_GAME_BYTES = 16 * 1024 * 1024
 STDIN = "-"
 _BOM = b"\xef\xbb\xbf"
 _COMPRESSED = (".gz", ".bz2", ".zst", ".xz")
-# What a truncated or corrupt (compressed) stream raises part-way through reading.
-_READ_ERRORS = (OSError, EOFError, ValueError, lzma.LZMAError, zstandard.ZstdError)
+# What a truncated or corrupt (compressed) stream raises part-way through reading; a
+# decompressor's own error joins when its module is loaded, with the first such file.
+_READ_ERRORS: tuple[type[Exception], ...] = (OSError, EOFError, ValueError)
+#: The decompressing modules and the error each raises beyond those above.
+_DECOMPRESSORS = {"gzip": None, "bz2": None, "lzma": "LZMAError", "zstandard": "ZstdError"}
+
+
+def _decompressor(name: str) -> Any:
+    """A decompressing module, imported on first use (no plain-PGN run loads one)."""
+    global _READ_ERRORS
+    module = importlib.import_module(name)
+    error = _DECOMPRESSORS[name]
+    if error is not None and getattr(module, error) not in _READ_ERRORS:
+        _READ_ERRORS = (*_READ_ERRORS, getattr(module, error))
+    return module
 
 
 class InputError(Exception):
@@ -149,11 +159,11 @@ def open_binary(path: str) -> tuple[IO[bytes], IO[bytes]]:
         raise InputError(path, "empty file: not a complete compressed stream")
     stream: IO[bytes]
     if lower.endswith(".gz"):
-        stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
+        stream = _decompressor("gzip").GzipFile(fileobj=raw, mode="rb")
     elif lower.endswith(".bz2"):
-        stream = bz2.BZ2File(raw, mode="rb")
+        stream = _decompressor("bz2").BZ2File(raw, mode="rb")
     elif lower.endswith(".xz"):
-        stream = lzma.LZMAFile(raw, mode="rb")
+        stream = _decompressor("lzma").LZMAFile(raw, mode="rb")
     elif lower.endswith(".zst"):
         stream = _open_zstd(raw)
     else:
@@ -175,7 +185,7 @@ class _ZstdFrames(io.RawIOBase):
     def __init__(self, raw: IO[bytes]) -> None:
         super().__init__()
         self._raw = raw
-        self._maker = zstandard.ZstdDecompressor()
+        self._maker = _decompressor("zstandard").ZstdDecompressor()
         self._frame = self._maker.decompressobj()
         self._in_frame = False
         self._out = b""

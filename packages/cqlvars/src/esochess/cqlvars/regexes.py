@@ -15,10 +15,15 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import re2  # type: ignore[import-untyped]
 
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False  # errors are reported by cql, not printed by RE2
+@functools.cache
+def _re2() -> tuple[Any, Any]:
+    """RE2 and its options, loaded by the first query that uses `~~`."""
+    import re2  # type: ignore[import-untyped]
+
+    options = re2.Options()
+    options.log_errors = False  # errors are reported by cql, not printed by RE2
+    return re2, options
 
 
 class RegexError(ValueError):
@@ -41,8 +46,9 @@ def _text(data: bytes) -> str:
 @functools.lru_cache(maxsize=512)
 def compile_regex(pattern: str) -> Any:
     """Compile `pattern` once (patterns from PGN data repeat); RegexError if invalid."""
+    re2, options = _re2()
     try:
-        return re2.compile(_bytes(pattern), _OPTIONS)
+        return re2.compile(_bytes(pattern), options)
     except re2.error as exc:
         reason = exc.args[0] if exc.args else exc
         if isinstance(reason, bytes):
