@@ -98,6 +98,14 @@ def test_square_lists_round_trip(squares: set[str]) -> None:
     ("◭ ∩ ▦", ["DESIG", "AMP", "DESIG"]),
     ("△――□", ["DESIG", "MOVEARROW", "DESIG"]),
     ("♕×♟", ["DESIG", "CAPTUREARROW", "DESIG"]),
+    # a set is the dash's own only when written against it (CQL 6.2)
+    ("Q -- g5", ["DESIG", "DASHANY", "DESIG"]),
+    ("Q-- g5", ["DESIG", "DASHFROM", "DESIG"]),
+    ("Q --g5", ["DESIG", "DASHTO", "DESIG"]),
+    ("Q [x]", ["DESIG", "DASHANY"]),
+    ("(Q--)", ["LPAR", "DESIG", "DASHFROM", "RPAR"]),
+    ("Q--(a1|h8)", ["DESIG", "MOVEARROW", "LPAR", "DESIG", "BAR", "DESIG", "RPAR"]),
+    ("Q ―― g5", ["DESIG", "DASHANY", "DESIG"]),
     ("✵ ⬓ ∙", ["FLIP", "FLIPCOLOR", "FILTER"]),
     ("≤ ≥ ≠ ∪", ["CMP", "CMP", "CMP", "BAR"]),
 ])
