@@ -4,10 +4,10 @@ Building lark's LALR tables costs 0.15-1.5 s a grammar, and lark's own `cache=Tr
 them in the temporary directory, written at run time and left there. Instead the built
 parser object is pickled, zlib-compressed, into a file beside the grammar, headed by the
 SHA-256 of the grammar text and of the lark options it was built with, and by the lark
-version. Unpickling it costs a few hundredths of a second. When the header no longer fits
-(the grammar or the options were edited, another lark is installed) or the file cannot be
-read, `GrammarTables.load` builds the parser from the grammar instead: slower, never wrong,
-and nothing is ever written at run time.
+version. Unpickling it costs a few milliseconds (equal table entries are stored once).
+When the header no longer fits (the grammar or the options were edited, another lark is
+installed) or the file cannot be read, `GrammarTables.load` builds the parser from the
+grammar instead: slower, never wrong, and nothing is ever written at run time.
 
 What lark does not serialise stays out of the file: the objects a parser is given at run
 time (an inline `transformer`, a `postlex`, `lexer_callbacks`, the names lark documents as

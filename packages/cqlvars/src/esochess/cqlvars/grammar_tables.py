@@ -5,7 +5,7 @@ Building lark's LALR tables for grammar.lark takes about 1.5 s, and reading them
 through `Lark.save`/`Lark.load` about 0.07 s (lark rebuilds every table entry in Python):
 too much for the start-up of a query that an index answers in a few hundredths of a second
 (docs/performance.md#start-up-of-an-indexed-query). Unpickling the shipped parser takes
-about 0.02 s; when the tables do not fit the grammar or the installed lark, the parser is
+about 0.007 s; when the tables do not fit the grammar or the installed lark, the parser is
 built instead (slower, never wrong, nothing written at run time).
 
 `python -m esochess.cqlvars.grammar_tables` rewrites the file (the same as
