@@ -5,6 +5,8 @@ tables are refused and the parser is built instead, writing nothing."""
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -13,6 +15,7 @@ from types import ModuleType
 
 import lark
 import pytest
+from child_processes import finish
 
 from esochess.fen import grammar_tables
 from esochess.fen.grammar_tables import GrammarTables
@@ -218,3 +221,21 @@ def test_the_rewrite_command(pkg: ModuleType, capsys: pytest.CaptureFixture[str]
     assert "names no GrammarTables" in capsys.readouterr().err
     assert grammar_tables.main(["no_such_module_here:TABLES"]) == 2
     assert grammar_tables.main([]) == 2
+
+
+def test_the_rewrite_command_under_python_m(pkg: ModuleType, tmp_path: Path) -> None:
+    # `python -m` runs this file as __main__, a second copy of GrammarTables: the command
+    # must still recognise the packages' tables (it once refused every one of them).
+    tables = tmp_path / "gtpkg" / "grammar.tables"
+    tables.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    command = [sys.executable, "-m", "esochess.fen.grammar_tables"]
+    proc = subprocess.Popen([*command, "gtpkg:TABLES"], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = finish(proc, 60)
+    assert proc.returncode == 0, err
+    assert str(tables) in out and _tables(pkg).stale() is None
+    proc = subprocess.Popen([*command, "gtpkg:NOPE"], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = finish(proc, 60)
+    assert proc.returncode == 2 and "names no GrammarTables" in err

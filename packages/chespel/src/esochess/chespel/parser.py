@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import lark
@@ -23,28 +22,30 @@ from esochess.chespel import ast
 from esochess.chespel.layout import KEYWORDS, TYPE_OF_WORD, Layout, LayoutError
 from esochess.fen import SourceError, source_line_at
 from esochess.fen.diagnostics import describe_token, end_position
+from esochess.fen.grammar_tables import GrammarTables
+
+#: The LALR parser ships prebuilt in grammar.tables (esochess.fen's prebuilt-parser
+#: mechanism; rewrite it with `python -m esochess.fen.grammar_tables
+#: esochess.chespel.parser:TABLES` after editing grammar.lark, a test fails while it is
+#: stale). The AST transformer and the layout post-lexer are made afresh at each load.
+TABLES = GrammarTables(
+    "esochess.chespel",
+    "esochess.chespel.parser:TABLES",
+    options={"lexer": "basic", "start": "start"},
+    runtime=lambda: {"transformer": _ToAst(), "postlex": Layout()},
+)
 
 
 @cache
 def lark_parser() -> lark.Lark:
-    """The LALR parser of grammar.lark with the layout post-lexer (built once).
+    """The LALR parser of grammar.lark with the layout post-lexer (loaded once).
 
     The AST is built during the parse (lark's inline transformer), so an error found
-    while building it (E39) is reported in reading order with the syntax errors.
+    while building it (E39) is reported in reading order with the syntax errors. Nothing
+    is written at run time: when the shipped tables do not fit the grammar or the
+    installed lark, the parser is built in memory instead.
     """
-    grammar = resources.files("esochess.chespel").joinpath("grammar.lark").read_text("utf-8")
-    return lark.Lark(
-        grammar,
-        parser="lalr",
-        lexer="basic",
-        postlex=Layout(),
-        start="start",
-        transformer=_ToAst(),
-        # The LALR tables are cached in the temporary directory (keyed by the grammar
-        # text), which saves ~0.15 s at every start of `chespel`; lark carries on
-        # without the cache if it cannot be read or written.
-        cache=True,
-    )
+    return TABLES.load()
 
 
 def prepare_source(text: str) -> str:

@@ -278,4 +278,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Under `python -m` this file runs as `__main__`, whose GrammarTables class is not the
+    # one the packages import: run the imported module's `main`.
+    from esochess.fen import grammar_tables as _imported
+
+    sys.exit(_imported.main())

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import lark
@@ -12,6 +10,7 @@ import lark.exceptions
 from lark import Token, Transformer
 
 from esochess.fen import SourceError
+from esochess.fen.grammar_tables import GrammarTables
 from esochess.gambit import ast as A
 from esochess.gambit import declarations as D
 from esochess.gambit import spans
@@ -29,22 +28,22 @@ class _Lexer(GambitLexer):
     pass
 
 
+#: The LALR parser ships prebuilt in grammar.tables (esochess.fen's prebuilt-parser
+#: mechanism; rewrite it with `python -m esochess.fen.grammar_tables
+#: esochess.gambit.parser:TABLES` after editing grammar.lark, a test fails while it is
+#: stale). Building the tables costs ~0.2 s, which every `gambit` run would otherwise pay.
+TABLES = GrammarTables(
+    "esochess.gambit",
+    "esochess.gambit.parser:TABLES",
+    options={"lexer": _Lexer, "maybe_placeholders": False},
+)
+
+
 @cache
 def _parser() -> lark.Lark:
-    # cache=True keeps lark's LALR tables in the temp directory (keyed by the grammar's
-    # hash): building them costs ~0.2 s, which every `gambit` run would otherwise pay.
-    grammar = resources.files("esochess.gambit").joinpath("grammar.lark").read_text("utf-8")
-    # A cache file half-written by a concurrent `gambit` makes lark log a traceback before
-    # it rebuilds the tables; the rebuild is all that matters, so its logger stays quiet.
-    log = logging.getLogger("lark")
-    level = log.level
-    log.setLevel(logging.CRITICAL)
-    try:
-        return lark.Lark(
-            grammar, parser="lalr", lexer=_Lexer, maybe_placeholders=False, cache=True
-        )
-    finally:
-        log.setLevel(level)
+    # Nothing is written at run time: when the shipped tables do not fit the grammar or
+    # the installed lark, the parser is built in memory instead.
+    return TABLES.load()
 
 
 def _pos(tok: Token) -> A.Pos:
