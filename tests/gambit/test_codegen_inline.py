@@ -285,6 +285,49 @@ def test_bodies_run_in_their_wrapper_behave_as_calls(last: str, tmp_path: Path) 
     assert "_up(_cw" in source  # `down` moves the depth count only around its calls
 
 
+# A call of a body that runs in its wrapper passes its arguments as Python parameters
+# (`_cwpN`, codegen/calls.py `positional_lines`): fewer arguments than the body has
+# locals, the depth limit, tracing and the `called from` trail of an error.
+POSITIONAL = """players 1
+
+fixed [int] [XS] = [10, 20, 30]
+state int [base] = 0
+
+fn stride(int k, int step) -> int {
+    n = base
+    i = 1
+    while i <= k {
+        n += XS[i]
+        i += step
+    }
+    return n
+}
+
+fn via(int d, int k) -> int {
+    if d == 0: return stride(k, 1)
+    return via(d - 1, k)
+}
+
+main() {
+    print(stride(3, 1))
+    print(stride(3, 2))
+    LAST
+}
+"""
+
+
+@pytest.mark.parametrize("last", ["print(stride(4, 1))", "for d in 994..999: print(via(d, 3))"])
+@pytest.mark.parametrize("trace", [False, True])
+def test_positional_calls_behave_as_calls(last: str, trace: bool, tmp_path: Path) -> None:
+    seen = run_both(POSITIONAL.replace("LAST", last), tmp_path, "--seed", "1", *(["--trace"] if trace else []))
+    assert seen[0] == seen[1]
+    assert seen[0][0] != 0
+    assert seen[0][1].startswith("60\n40\n")
+    assert "called from" in seen[0][2] or "depth limit" in seen[0][2]
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+    assert "def _cwp" in source and "_cwp" in source.split("def _cwp")[0]
+
+
 # Memoised traits (one with no parameters, read by name) computed by their wrapper on a
 # miss: results, the depth a memo hit needs near the depth limit, and the error trail.
 MEMO = """players 1
@@ -410,14 +453,14 @@ def test_store_dicts_are_looked_up_once_where_read_again() -> None:
     assert hoisted_store(loop)[:2] == ["        _s2 = m.store[2]", "        _s4 = m.store[4]"]
 
 
-def test_a_body_tests_its_call_level_until_one_call_site_passes() -> None:
+def test_a_body_tests_its_call_level_once_before_it_runs() -> None:
     from esochess.gambit.codegen.calls import settled_level
 
     guard = "_level < 1000 and not m.tracing and (_level <= m.peak or _peak(m, _level))"
     body = [f"        return (1 if (_t1 := 2, ) and {guard} else 3) + (4 if {guard} else 5)"]
     lines = settled_level(body)
-    assert lines[0] == "        _settled = False"
-    assert guard not in lines[1] and lines[1].count("(_settled or (_settled := ") == 2
+    assert lines[0] == "        _settled = _level < 1000 and (_level <= m.peak or _peak(m, _level))"
+    assert guard not in lines[1] and lines[1].count(" _settled else ") == 2
     assert settled_level(["        return 1"]) == ["        return 1"]
 
 

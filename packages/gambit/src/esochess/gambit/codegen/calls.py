@@ -25,7 +25,7 @@ from esochess.gambit.program import Code
 # here), memo tables, the value helpers, arithmetic, and `peak` (given its level).
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\(")
 _DEPTH_FREE = re.compile(r"_s\d+\.get|_memo\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
-_WRAPPER = re.compile(r"(?<![\w.])(_cw\d+)\(m, ")
+_WRAPPER = re.compile(r"(?<![\w.])(_cwp?\d+)\(m, ")
 # The locals list, and a read or write of one of its slots.
 _LOCALS = re.compile(r"(?<![\w.])L(?!\w)")
 _SLOT = re.compile(r"(?<![\w.])L\[(\d+)\]")
@@ -59,16 +59,19 @@ _MEMO_GUARD = " is not None and not m.tracing and ("
 
 
 def settled_level(body: list[str]) -> list[str]:
-    """A wrapper body whose inlined calls test their level once: the wrapper runs only
-    when the machine is not tracing (nothing turns tracing on inside a call), its body's
-    level never changes, and `peak` never drops below a level it reached, so once one
-    call site passed the test (raising `peak`), every later one would pass it."""
+    """A wrapper body whose inlined calls test their level once, before the body runs:
+    the wrapper runs only when the machine is not tracing (nothing turns tracing on
+    inside a call), its body's level never changes, and `peak` never drops below a level
+    it reached, so every call site would pass the test the first one passes. Raising
+    `peak` to the body's level when no call site runs is unobservable: a memo entry
+    then records at most one level more than its body needed, so a hit near the depth
+    limit is refused and the body recomputed -- to the same value or error."""
     text = "\n".join(body)
     if _GUARD not in text and _MEMO_GUARD not in text:
         return body
-    settled = f"(_settled or (_settled := {LEVEL} < {CALL_DEPTH_LIMIT} and ({LEVEL} <= m.peak or _peak(m, {LEVEL}))))"
-    return ["        _settled = False",
-            *[outside_literals(line, lambda code: code.replace(_GUARD, settled)
+    first = f"{LEVEL} < {CALL_DEPTH_LIMIT} and ({LEVEL} <= m.peak or _peak(m, {LEVEL}))"
+    return [f"        _settled = {first}",
+            *[outside_literals(line, lambda code: code.replace(_GUARD, "_settled")
                                .replace(_MEMO_GUARD, " is not None and (")) for line in body]]  # fmt: skip
 
 
@@ -84,6 +87,18 @@ def python_locals(body: list[str], nlocals: int) -> list[str] | None:
     names = ", ".join(f"_L{k}" for k in range(nlocals))
     return [f"        {names}, = L",
             *[outside_literals(line, lambda code: _SLOT.sub(r"_L\1", code)) for line in body]]  # fmt: skip
+
+
+def positional_locals(body: list[str], nlocals: int, nargs: int) -> list[str] | None:
+    """`python_locals` for a wrapper whose arguments arrive as the Python parameters
+    `_L0`..: the other slots start as none, as in a fresh frame; None where the body uses
+    the list itself."""
+    body_locals = python_locals(body, nlocals)
+    if body_locals is None:
+        return None
+    rest = [f"_L{k}" for k in range(nargs, nlocals)]
+    start = [f"        {' = '.join(rest)} = None"] if rest else []
+    return start + (body_locals[1:] if nlocals else body_locals)
 
 
 def depth_free(body: list[str]) -> bool:
@@ -115,6 +130,9 @@ class CallWrappers:
         # None when the wrapper does not memoise, else True when keyed by the instance
         # version (static bodies), False when keyed by the state version.
         self.memos: dict[int, tuple[str, str]] = {}
+        # Wrappers also called with their arguments as Python parameters (`_cwpN(m, pos,
+        # a, b)`: no argument list to build and unpack): code id -> (name, argument count).
+        self.positional: dict[int, tuple[str, int]] = {}
 
     def name(self, code: Code) -> str:
         """The global name of `code`'s wrapper (defined by `define_all`)."""
@@ -123,6 +141,18 @@ class CallWrappers:
             got = (self.ns.fresh("cw"), code)
             self.wanted[id(code)] = got
         return got[0]
+
+    def positional_call(self, code: Code, pos: tuple[int, int], args: list[str]) -> str | None:
+        """A call of `code` passing `args` as Python parameters, for a body already known
+        to run in place (generated, not memoised: see `fused_lines`); None otherwise."""
+        if id(code) not in self.fused or id(code) in self.inline or self.memoised(code) \
+                or len(args) > code.nlocals:  # fmt: skip
+            return None
+        name = self.name(code)
+        got = self.positional.setdefault(id(code), (name.replace("_cw", "_cwp", 1), len(args)))
+        if got[1] != len(args):
+            return None
+        return f"{got[0]}(m, {pos!r}, {', '.join(args)})"
 
     def memo_names(self, code: Code) -> tuple[str, str]:
         """The names of `code`'s memo table and of its key flag (see `memos`)."""
@@ -159,6 +189,20 @@ class CallWrappers:
                 except (SyntaxError, RecursionError, MemoryError):
                     pass  # nested too deeply for Python: the wrapper calls the body
             self.ns.define(name, self.lines(name, code), f"calls of {code.where}")
+        for code_id, (name, nargs) in self.positional.items():
+            code = self.wanted[code_id][1]
+            fused = self.fused[code_id]
+            if not self.memoised(code):
+                try:
+                    self.ns.define(name, self.positional_lines(name, code, fused, nargs),
+                                   f"fn {code.where}, arguments as parameters")  # fmt: skip
+                    continue
+                except (SyntaxError, RecursionError, MemoryError):
+                    pass  # nested too deeply for Python: the list wrapper runs it
+            params = ", ".join(f"_L{k}" for k in range(nargs))
+            self.ns.define(name, [f"def {name}(m, pos, {params}):",
+                                  f"    return {self.wanted[code_id][0]}(m, pos, [{params}])"],
+                           f"fn {code.where}, arguments as parameters")  # fmt: skip
 
     def head(self, name: str, code: Code, level: str, args: str) -> list[str]:
         """The opening every wrapper that runs its body shares: the call level, the depth
@@ -192,6 +236,12 @@ class CallWrappers:
         The body's call level is the wrapper's plus one, set before the body runs."""
         out = self.head(name, code, LEVEL, "L")
         body = settled_level(hoisted_store(python_locals(body, code.nlocals) or body))
+        return self.around(out, code, body)
+
+    def around(self, out: list[str], code: Code, body: list[str]) -> list[str]:
+        """A wrapper's `head` and its body, with the depth count moved for the body (or,
+        where nothing in it but its calls reads the count, around those calls only) and
+        an error's `called from` line."""
         if depth_free(body):
             # Nothing in the body reads the depth count but the wrappers it calls (an
             # inlined leaf's slow path): it moves around those calls only.
@@ -203,6 +253,25 @@ class CallWrappers:
                       "    except RunError as err:",
                       f"        err.trail.append(({code.where!r}, pos))", "        raise",
                       "    finally:", "        m.depth -= 1"]  # fmt: skip
+
+    def positional_lines(self, name: str, code: Code, body: list[str], nargs: int) -> list[str]:
+        """`fused_lines` for arguments passed as the parameters `_L0`.. (`positional`):
+        the same rules, the argument list built only where the machine needs one."""
+        params = [f"_L{k}" for k in range(nargs)]
+        c = self.ns.const(code, "code")
+        out = [
+            f"def {name}(m, pos, {', '.join(params)}):",
+            f"    {LEVEL} = m.depth + len(m.frames)",
+            f"    if {LEVEL} >= {CALL_DEPTH_LIMIT} or m.tracing:",
+            f"        return m.call({c}, [{', '.join(params)}], pos)",
+            f"    if {LEVEL} > m.peak:",
+            f"        m.peak = {LEVEL}",
+        ]
+        local = positional_locals(body, code.nlocals, nargs)
+        if local is None:
+            pad = ", None" * (code.nlocals - nargs)
+            local = [f"        L = [{', '.join(params)}{pad}]", *body]
+        return self.around(out, code, settled_level(hoisted_store(local)))
 
     def computed(self, code: Code, table: str) -> list[str]:
         """A memoised wrapper's miss: `Machine.call`'s rules for a body with a generated

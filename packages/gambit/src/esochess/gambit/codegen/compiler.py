@@ -45,6 +45,8 @@ class SourceCompiler(Compiler):
         self.bodies = BodySource(self, self.ns, self.sources)
         self.calls = CallWrappers(self.ns)
         self.selectors = SelectorSource(self, self.ns, self.sources)
+        # The functions `build` will mark static (memoised), known before any call site.
+        self.static_names = self.static_functions()
 
     def expr(self, e: A.Expr) -> Ev:
         """A generated function for an expression."""

@@ -288,12 +288,21 @@ class ExprSource:
 
     def call_site(self, code: Code, pos: tuple[int, int], args: list[str]) -> str:
         """A call of `code` without parameter tests: a memo lookup in place when the
-        body may be memoised (compiled already, not cheap), else its wrapper."""
+        body may be memoised (a trait or a static function, compiled already, not
+        cheap), else its wrapper."""
         wrapper = self.c.calls.name(code)
-        if code.instrs and id(code) not in self.c.calls.cheap:
+        may_memo = code.kind != "fn" or code.where in self.c.static_names
+        if may_memo and code.instrs and id(code) not in self.c.calls.cheap:
             memo = self.c.calls.memo_names(code)
             return memo_call(wrapper, pos, args, memo, self.temp)
-        return f"{wrapper}(m, {pos!r}, [{', '.join(args)}])"
+        return self.positional(code, pos, args) or f"{wrapper}(m, {pos!r}, [{', '.join(args)}])"
+
+    def positional(self, code: Code, pos: tuple[int, int], args: list[str]) -> str | None:
+        """A call passing `args` as Python parameters, where the callee allows it (see
+        `CallWrappers.positional_call`; a static function is memoised: it does not)."""
+        if code.where in self.c.static_names:
+            return None
+        return self.c.calls.positional_call(code, pos, args)
 
     def call(self, e: A.Call) -> str | None:
         info = self.an.calls[e]
@@ -326,7 +335,8 @@ class ExprSource:
             if not tests:
                 # The frame's other locals start as none: the wrapper need not add them.
                 rest = ", None" * (code.nlocals - len(parts))
-                return f"{wrapper}(m, {e.pos!r}, [{args}{rest}])"
+                return self.positional(code, e.pos, parts) or \
+                    f"{wrapper}(m, {e.pos!r}, [{args}{rest}])"  # fmt: skip
             v = self.temp()
             test = f"_passes(m, {g}, ({v} := [{args}]))"
             if all(t is not_none for _, t in tests):

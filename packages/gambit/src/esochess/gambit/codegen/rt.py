@@ -110,12 +110,13 @@ def peak(m: Machine, level: int) -> bool:
     return True
 
 
-def up(wrapper: Any, m: Machine, pos: tuple[int, int], vals: list[Any]) -> Any:
+def up(wrapper: Any, m: Machine, pos: tuple[int, int], *args: Any) -> Any:
     """A wrapper's call from a body that runs without moving the depth count: the count
-    one deeper for the call, as the body's own level is."""
+    one deeper for the call, as the body's own level is. `args` is the argument list, or
+    the arguments themselves for a positional wrapper (codegen/calls.py)."""
     m.depth += 1
     try:
-        return wrapper(m, pos, vals)
+        return wrapper(m, pos, *args)
     finally:
         m.depth -= 1
 
