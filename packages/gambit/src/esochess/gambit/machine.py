@@ -502,26 +502,13 @@ class Machine:
             ins = instrs[pc]
             pc += 1
             op = ins[0]
+            # Most frequent first (pausing procedures are runs, calls, returns and pauses).
             if op == OP_RUN:
                 pc = ins[1](self, L)
             elif op == OP_EXEC:
                 ins[1](self, L)
             elif op == OP_SET:
                 L[ins[1]] = ins[2](self, L)
-            elif op == OP_JF:
-                if not ins[1](self, L):
-                    pc = ins[2]
-            elif op == OP_NEXT:
-                seq, i = L[ins[1]]
-                if i >= len(seq):
-                    pc = ins[3]
-                else:
-                    L[ins[2]] = seq[i]
-                    L[ins[1]] = (seq, i + 1)
-            elif op == OP_JUMP:
-                pc = ins[1]
-            elif op == OP_ITER:
-                L[ins[2]] = (ins[1](self, L), 0)
             elif op == OP_RET:
                 value = ins[1](self, L) if ins[1] is not None else None
                 frames.pop()
@@ -559,18 +546,32 @@ class Machine:
                     return Committed(ins[3][0], ins[3][1])
                 frame.pc = pc
                 return self._decide(ins, L, base)
-            elif op == OP_COMMIT:
-                if self.decisions_made > 0:
-                    self.committed = True
-                    if self.pause_at_commit and base == 0:
-                        frame.pc = pc
-                        return Committed(ins[1][0], ins[1][1])
             elif op == OP_HORIZON:
                 # No `illegal` can run before this turn ends (with two or more players):
                 # look-ahead of the option is complete, it is legal.
                 if self.lookahead_seat is not None and self.seats >= 2 and base == 0:
                     frame.pc = pc
                     return Committed(ins[1][0], ins[1][1])
+            elif op == OP_JF:
+                if not ins[1](self, L):
+                    pc = ins[2]
+            elif op == OP_JUMP:
+                pc = ins[1]
+            elif op == OP_NEXT:
+                seq, i = L[ins[1]]
+                if i >= len(seq):
+                    pc = ins[3]
+                else:
+                    L[ins[2]] = seq[i]
+                    L[ins[1]] = (seq, i + 1)
+            elif op == OP_ITER:
+                L[ins[2]] = (ins[1](self, L), 0)
+            elif op == OP_COMMIT:
+                if self.decisions_made > 0:
+                    self.committed = True
+                    if self.pause_at_commit and base == 0:
+                        frame.pc = pc
+                        return Committed(ins[1][0], ins[1][1])
             else:  # pragma: no cover - the compiler emits only the opcodes above
                 raise AssertionError(f"bad opcode {op}")
 

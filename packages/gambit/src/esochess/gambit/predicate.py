@@ -153,9 +153,9 @@ def _chosen(options: Sequence[Any], key: Key) -> Any:
 def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None:
     """`_scanner` as generated code; None when a jump goes backwards.
 
-    Where every jump goes forward, each instruction becomes one guarded line: `s` is the
-    index execution skips to, so the instructions a taken jump passes over do not run,
-    and those from its target on do. A generated expression (the compiled engine's, see
+    Where every jump goes forward, each instruction becomes one line, guarded once a jump
+    came before it: `s` is the index execution skips to, so the instructions a taken jump
+    passes over do not run, and those from its target on do. A generated expression (the compiled engine's, see
     `RETURNS`) is pasted into its line, in the namespace of its program; any other
     instruction function is called.
     """
@@ -176,25 +176,30 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
         prelude.add(level)
         return f"({expr})"
 
+    jumped = False  # no jump before this line: it always runs, unguarded
     for k in range(pc, stop):
         ins = _plain(instrs[k])
         op = ins[0]
         guard = f"            if s <= {k}"
+        line = f"{guard}: " if jumped else "            "
         if op == OP_SET:
-            body.append(f"{guard}: L[{ins[1]}] = {use(k, ins[2])}")
+            body.append(f"{line}L[{ins[1]}] = {use(k, ins[2])}")
         elif op == OP_EXEC and isinstance(ins[1], SayIllegal):
-            body.append(f"{guard}: continue")
+            body.append(f"{line}continue")
         elif op == OP_EXEC:
-            body.append(f"{guard}: {use(k, ins[1])}")
+            body.append(f"{line}{use(k, ins[1])}")
         elif op == OP_JF:
             if ins[2] <= k:
                 return None
-            body.append(f"{guard} and not {use(k, ins[1])}: s = {ins[2]}")
+            cond = f"{guard} and not {use(k, ins[1])}" if jumped else f"            if not {use(k, ins[1])}"
+            body.append(f"{cond}: s = {ins[2]}")
+            jumped = True
         else:
             assert op == OP_JUMP
             if ins[1] <= k:
                 return None
-            body.append(f"{guard}: s = {ins[1]}")
+            body.append(f"{line}s = {ins[1]}")
+            jumped = True
     dest = instrs[pc - 1][2]
     names.update(_IllegalSignal=IllegalSignal, _Failed=_Failed, _FAILS=_FAILS, _chosen=_chosen)
     lines = ["def scan(m, L0, options, keys):", "    found = []"]
@@ -203,7 +208,7 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
     lines += ["    for key in keys:", "        m.skipped_print = False", "        L = list(L0)"]
     if dest >= 0:
         lines.append(f"        L[{dest}] = options[key - 1] if type(key) is int else _chosen(options, key)")
-    lines += ["        try:", "            s = 0", *body,
+    lines += ["        try:", *(["            s = 0"] if jumped else []), *body,
               "        except _IllegalSignal:", "            continue",
               "        except _FAILS as exc:", "            raise _Failed(key, exc) from None",
               "        found.append((key, None if m.skipped_print else L))", "    return found"]  # fmt: skip
