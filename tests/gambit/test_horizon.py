@@ -286,3 +286,32 @@ def test_a_random_pick_is_the_pick_among_all_legal_options(name: str) -> None:
         assert pick is not None
         assert pick.key == legal[random.Random(step).randrange(len(legal))].key
         m, out = adopt(m, pick)
+
+
+@pytest.mark.parametrize("name", ["tic-tac-toe", "connect-four", "checkers", "nim", "war"])
+@pytest.mark.parametrize("rejection", [False, True])
+def test_play_random_is_the_pick_then_adopt(name: str, rejection: bool) -> None:
+    """game.play_random plays what `random_pick` (or `random_legal_option`) and `adopt`
+    would play, drawing the same numbers, whether legality is a predicate or not."""
+    source = (EXAMPLES / f"{name}.gmb").read_text(encoding="utf-8")
+    program, errors = compile_source(source, f"{name}.gmb")
+    assert program is not None, errors
+    seats = program.players_range[0]
+    machines = [Machine(program, seed=5, players=seats) for _ in range(2)]
+    outs = [m.run_until_decision() for m in machines]
+    rngs = [random.Random(9), random.Random(9)]
+    pick = game.random_legal_option if rejection else game.random_pick
+    for _ in range(60):
+        if not isinstance(outs[0], Decision):
+            break
+        assert isinstance(outs[1], Decision)
+        picked = pick(machines[0], outs[0], rngs[0])
+        played = game.play_random(machines[1], outs[1], rngs[1], rejection=rejection)
+        assert (picked is None) == (played is None)
+        if picked is None or played is None:
+            break
+        machines[0], outs[0] = adopt(machines[0], picked)
+        machines[1], outs[1] = played
+        assert outs[0] == outs[1]
+        assert state_hash(machines[0]) == state_hash(machines[1])
+    assert rngs[0].random() == rngs[1].random()

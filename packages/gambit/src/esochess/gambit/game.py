@@ -194,6 +194,39 @@ def random_pick(machine: Machine, decision: Decision, rng: random.Random) -> Leg
     return LegalOption(key, None, None, None if L is None else (stop, L))
 
 
+def play_random(
+    machine: Machine, decision: Decision, rng: random.Random, *, rejection: bool = False
+) -> tuple[Machine, Decision | Result | Illegal] | None:
+    """Play a random legal option of `decision` without I/O: `random_pick` (or, with
+    `rejection`, `random_legal_option`) and then `adopt`; None when no option is legal.
+
+    An option a predicate found legal is resumed on `machine` itself, as `adopt` resumes
+    it, without making its LegalOption first (a random playout plays one per decision).
+    """
+    stop = predicate_stop(machine)
+    if stop is None or machine.io is not None or machine.tracing:
+        pick = (random_legal_option if rejection else random_pick)(machine, decision, rng)
+        return None if pick is None else adopt(machine, pick)
+    keys = candidates(decision)
+    if rejection:
+        found: list[tuple[Key, list[Any] | None]] = []
+        while keys and not found:
+            found = predicate_keys(machine, decision, [keys.pop(rng.randrange(len(keys)))], stop)
+        if not found:
+            return None
+        key, L = found[0]
+    else:
+        found = predicate_keys(machine, decision, keys, stop)
+        if not found:
+            return None
+        key, L = found[rng.randrange(len(found))]
+    if L is None:
+        machine.choose(key)
+    else:
+        resume(machine, key, L, stop)
+    return machine, machine.run_until_decision()
+
+
 def predicate_keys(
     machine: Machine, decision: Decision, keys: list[Key], stop: int
 ) -> list[tuple[Key, list[Any] | None]]:

@@ -20,13 +20,12 @@ from esochess.gambit.game import (
     Key,
     LegalOption,
     Outcome,
-    adopt,
     decision_header,
     exploring_error,
     legal_options,
     option_lines,
     parse_key,
-    random_legal_option,
+    play_random,
 )
 from esochess.gambit.machine import Machine
 from esochess.gambit.results import Decision, GambitRuntimeError, Result
@@ -256,10 +255,10 @@ class MctsPlayer:
         while isinstance(out, Decision):
             if m.decisions_made >= self.decision_limit:
                 break
-            pick = random_legal_option(m, out, r)
-            if pick is None:
+            played = play_random(m, out, r, rejection=True)
+            if played is None:
                 break
-            m, out = adopt(m, pick)
+            m, out = played
         if isinstance(out, Result):
             return out.scores()
         return tuple(0.5 for _ in range(seats))

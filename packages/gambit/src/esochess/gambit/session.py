@@ -26,7 +26,7 @@ from esochess.gambit.game import (
     key_text,
     legal_options,
     option_lines,
-    random_pick,
+    play_random,
 )
 from esochess.gambit.hashing import state_hash
 from esochess.gambit.machine import Machine
@@ -381,11 +381,11 @@ def random_playout(
     while isinstance(outcome, Decision):
         if m.decisions_made >= max_decisions:
             return Result(seats), m
-        pick = random_pick(m, outcome, rngs[outcome.seat - 1])
-        if pick is None:
-            raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
         # The fork that explored the option is exactly the continuation: adopt it.
-        m, out = adopt(m, pick)
+        played = play_random(m, outcome, rngs[outcome.seat - 1])
+        if played is None:
+            raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
+        m, out = played
         outcome = settle(program, m, out)
     return outcome, m
 
