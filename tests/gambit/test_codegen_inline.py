@@ -208,6 +208,8 @@ def test_kept_values_behave_as_reading_them_each_time(trace: bool, tmp_path: Pat
     assert "division by zero" in seen[0][2]
     source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "is not UNSET else" in source
+    # A traced copy of each map whose lookups test tracing; the other tests none.
+    assert ", traced\n" in source and "not False" in source
 
 
 # Calls whose entity arguments cannot be none skip that test (codegen/expressions.py; the

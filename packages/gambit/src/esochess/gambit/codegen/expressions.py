@@ -10,6 +10,7 @@ that node, bound as a constant and called as `_kN(m, L)`; its children are gener
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,12 @@ from esochess.gambit.analysis import (
 )
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.hoist import invariants, loop_lookups
-from esochess.gambit.codegen.inline import body_expression, inline_call, memo_call
+from esochess.gambit.codegen.inline import (
+    body_expression,
+    inline_call,
+    memo_call,
+    outside_literals,
+)
 from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.compiler.runtime import not_none
 from esochess.gambit.program import Code, Ev, Prop
@@ -51,6 +57,9 @@ NEST_LIMIT = 24
 _ORDER = {"<", "<=", ">", ">="}
 # `a..b` of constants with fewer elements than this is a constant tuple.
 _SPAN_CONSTANT = 1000
+
+
+_TRACING = re.compile(r"(?<![\w.])_tracing\b")
 
 
 def plain_eq(t: T.Type | None) -> bool:
@@ -396,6 +405,15 @@ class ExprSource:
             f"        {keep}",
             "    return tuple(out)",
         ]
+        if "    _tracing = m.tracing" in keep_lines:
+            # Tracing is on or off for the whole map: a machine that does not trace runs
+            # a copy with `_tracing` False, whose tests Python drops when it compiles it.
+            traced = self.ns.fresh("fm")
+            self.ns.define(traced, [f"def {traced}(m, L):", *lines[1:]],
+                           f"{e.kind} at line {e.pos[0]}, traced")  # fmt: skip
+            untraced = [outside_literals(line, lambda code: _TRACING.sub("False", code))
+                        for line in lines[1:] if line != "    _tracing = m.tracing"]  # fmt: skip
+            lines = [lines[0], "    if m.tracing:", f"        return {traced}(m, L)", *untraced]
         self.ns.define(name, lines, f"{e.kind} at line {e.pos[0]}")
         return f"{name}(m, L)"
 
