@@ -204,19 +204,21 @@ class CallWrappers:
                                   f"    return {self.wanted[code_id][0]}(m, pos, [{params}])"],
                            f"fn {code.where}, arguments as parameters")  # fmt: skip
 
-    def head(self, name: str, code: Code, level: str, args: str) -> list[str]:
+    def head(self, name: str, code: Code, level: str, args: str, listed: str = "") -> list[str]:
         """The opening every wrapper that runs its body shares: the call level, the depth
-        limit (and tracing) handed to the machine, `peak`, and the locals padded out."""
+        limit (and tracing) handed to the machine, `peak`, and the locals padded out.
+        `args` is the argument list's name, or with `listed` (the list's source) the
+        parameters of a positional wrapper, whose locals need no padding."""
         c = self.ns.const(code, "code")
         out = [
             f"def {name}(m, pos, {args}):",
             f"    {level} = m.depth + len(m.frames)",
             f"    if {level} >= {CALL_DEPTH_LIMIT} or m.tracing:",
-            f"        return m.call({c}, {args}, pos)",
+            f"        return m.call({c}, {listed or args}, pos)",
             f"    if {level} > m.peak:",
             f"        m.peak = {level}",
         ]
-        if code.nlocals:
+        if code.nlocals and not listed:
             out.append(f"    if {code.nlocals} > len({args}):")
             out.append(f"        {args} += [None] * ({code.nlocals} - len({args}))")
         return out
@@ -257,20 +259,12 @@ class CallWrappers:
     def positional_lines(self, name: str, code: Code, body: list[str], nargs: int) -> list[str]:
         """`fused_lines` for arguments passed as the parameters `_L0`.. (`positional`):
         the same rules, the argument list built only where the machine needs one."""
-        params = [f"_L{k}" for k in range(nargs)]
-        c = self.ns.const(code, "code")
-        out = [
-            f"def {name}(m, pos, {', '.join(params)}):",
-            f"    {LEVEL} = m.depth + len(m.frames)",
-            f"    if {LEVEL} >= {CALL_DEPTH_LIMIT} or m.tracing:",
-            f"        return m.call({c}, [{', '.join(params)}], pos)",
-            f"    if {LEVEL} > m.peak:",
-            f"        m.peak = {LEVEL}",
-        ]
+        params = ", ".join(f"_L{k}" for k in range(nargs))
+        out = self.head(name, code, LEVEL, params, f"[{params}]")
         local = positional_locals(body, code.nlocals, nargs)
         if local is None:
             pad = ", None" * (code.nlocals - nargs)
-            local = [f"        L = [{', '.join(params)}{pad}]", *body]
+            local = [f"        L = [{params}{pad}]", *body]
         return self.around(out, code, settled_level(hoisted_store(local)))
 
     def computed(self, code: Code, table: str) -> list[str]:
