@@ -43,8 +43,6 @@ from esochess.chespel.runtime.positions import FenError, parse_fen
 from esochess.chespel.runtime.repl import Repl
 from esochess.chespel.runtime.values import ChespelRuntimeError
 from esochess.chespel.stats import MODELS, Model, Sprt
-from esochess.chespel.tuning.labels import LabelSettings
-from esochess.chespel.tuning.tune import TuneError, TuneSettings, tune
 from esochess.fen import SourceError, files, format_diagnostic
 from esochess.fen.cliutil import CONTEXT_SETTINGS, InputFile, version_option
 from esochess.fen.exitcodes import ExitCode
@@ -338,6 +336,11 @@ def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
     """Texel-tune the numbers of FILE.chp's rules on the positions of finished games
     (`--games A.pgn B.pgn ...`) and write the same program with the tuned numbers (layout
     and comments kept)."""
+    # The tuner (numpy, scipy: about half a second of imports) is loaded only here, so
+    # that every other command starts without it.
+    from esochess.chespel.tuning.labels import LabelSettings
+    from esochess.chespel.tuning.tune import TuneError, TuneSettings, tune
+
     games = games + more_games
     if not games:
         raise click.UsageError("missing option '--games'")
