@@ -24,7 +24,7 @@ def _shipped() -> bytes:
 
 @functools.cache
 def _built() -> lark.Lark:
-    return grammar_tables.build(grammar_tables.grammar_text())
+    return grammar_tables.TABLES.build()
 
 
 def _queries() -> list[str]:
@@ -51,7 +51,7 @@ def test_the_shipped_tables_fit_the_grammar() -> None:
 
 
 def test_the_loaded_parser_reads_every_query_as_a_built_one() -> None:
-    loaded = grammar_tables.load()
+    loaded = grammar_tables.TABLES.load()
     queries = _queries()
     assert len(queries) > 100
     for text in queries:
@@ -63,13 +63,13 @@ def test_the_loaded_parser_reads_every_query_as_a_built_one() -> None:
     lambda g: "// a comment\n" + g,
 ])
 def test_tables_of_another_grammar_are_not_used(change: object) -> None:
-    grammar = grammar_tables.grammar_text()
+    grammar = grammar_tables.TABLES.grammar_text()
     assert callable(change)
     assert grammar_tables.TABLES.loads(_shipped(), change(grammar)) is None
 
 
 def test_damaged_tables_are_not_used() -> None:
-    grammar = grammar_tables.grammar_text()
+    grammar = grammar_tables.TABLES.grammar_text()
     data = _shipped()
     head = len(data) - len(data.split(b"\n", 2)[2])
     loads = grammar_tables.TABLES.loads
@@ -79,7 +79,7 @@ def test_damaged_tables_are_not_used() -> None:
 
 
 def test_tables_round_trip() -> None:
-    grammar = grammar_tables.grammar_text()
+    grammar = grammar_tables.TABLES.grammar_text()
     again = grammar_tables.TABLES.loads(grammar_tables.TABLES.dumps(grammar), grammar)
     assert again is not None
     assert _reading(again, "cql() Kh8 mate") == _reading(_built(), "cql() Kh8 mate")

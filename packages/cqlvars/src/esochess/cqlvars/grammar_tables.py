@@ -15,8 +15,6 @@ fails while it is stale.
 
 from __future__ import annotations
 
-import lark
-
 from esochess.cqlvars.lexer import LarkLexer
 from esochess.fen.grammar_tables import GrammarTables
 
@@ -25,21 +23,6 @@ TABLES = GrammarTables(
     "esochess.cqlvars.grammar_tables:TABLES",
     options={"lexer": LarkLexer, "maybe_placeholders": False},
 )
-
-
-def grammar_text() -> str:
-    """The grammar as shipped."""
-    return TABLES.grammar_text()
-
-
-def build(grammar: str) -> lark.Lark:
-    """Build the parser from the grammar text (about 1.5 s)."""
-    return TABLES.build(grammar)
-
-
-def load() -> lark.Lark:
-    """The parser: from the shipped tables when they fit the grammar, else built."""
-    return TABLES.load()
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ DIRECTIONS = {
 @functools.cache
 def _lark() -> lark.Lark:
     # The LALR tables take ~1.5 s to build: they ship with the package, built.
-    return grammar_tables.load()
+    return grammar_tables.TABLES.load()
 
 
 def _nodes(children: list[Any]) -> list[ast.Node]:
