@@ -34,6 +34,7 @@ from esochess.gambit.analysis import (
 )
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.hoist import invariants, loop_lookups
+from esochess.gambit.codegen.tables import fill_lines, may_fail, row_reads, table_lines, tabled_calls
 from esochess.gambit.codegen.inline import (
     body_expression,
     inline_call,
@@ -315,6 +316,11 @@ class ExprSource:
 
     def call(self, e: A.Call) -> str | None:
         info = self.an.calls[e]
+        if isinstance(info, BuiltinCall) and len(e.args) == 1 \
+                and isinstance(mapped := e.args[0].value, A.FilterMap) and mapped.kind == "map" \
+                and mapped not in self.an.conversions \
+                and B.BUILTINS[info.name].direct in ("all", "any"):  # fmt: skip
+            return self.filter_map(mapped, B.BUILTINS[info.name].direct)
         parts = [self.src(a.value) for a in e.args]
         args = ", ".join(parts)
         if isinstance(info, UserCall):
@@ -370,29 +376,58 @@ class ExprSource:
         t = self.an.types.get(e)
         return t is None or T.contains_none(t) or t == T.ANY or e in self.an.conversions
 
-    def filter_map(self, e: A.FilterMap) -> str:
+    def filter_map(self, e: A.FilterMap, reduce: str | None = None) -> str:
+        """Source of a map or filter; with `reduce` (`all`, `any`), of that builtin of
+        the mapped list (codegen/tables.py: a table hit may stop early)."""
         slot = self.an.binders[e]
         name = self.ns.fresh("fm")
         # Sub-expressions the same for every element, computed where first needed.
         outer, self.kept = self.kept, {}
         keep_lines: list[str] = []
+        kept: list[str] = []
         try:
             if self.c.effect_free(e.body):
                 for n in invariants(self.an, e):
                     plain, h = self.src(n), self.temp()
                     keep_lines.append(f"    {h} = UNSET")
+                    kept.append(h)
                     self.kept[id(n)] = (f"(({h} if {h} is not UNSET else ({h} := {plain}))"
                                         f" if not _tracing else {plain})")  # fmt: skip
-            keep = f"if {self.cond(e.body)}:\n            out.append(x)" if e.kind == "filter" \
-                else f"out.append({self.src(e.body)})"  # fmt: skip
+            keep = self.element(e)
             source = self.iterated(e.source)
+            calls = tabled_calls(self.an, e, self.c.static_names, self.c.overloads) \
+                if self.c.effect_free(e.body) and e.source not in self.an.conversions else []  # fmt: skip
+            table: list[str] = []
+            if calls:
+                fill = self.ns.fresh("fill")
+                self.ns.define(fill, fill_lines(fill, slot, [self.src(c) for c in calls]),
+                               f"static calls of the {e.kind} at line {e.pos[0]}")  # fmt: skip
+                for c, r in zip(calls, row_reads(len(calls)), strict=True):
+                    self.kept[id(c)] = r
+                tab = self.ns.const({}, "tab")
+                if reduce is None:
+                    fast = self.element(e).replace("\n            ", "\n                    ")
+                    table = table_lines(tab, fill, slot, fast)
+                else:
+                    value = self.src(e.body)
+                    rest = value
+                    for n in invariants(self.an, e):
+                        rest = rest.replace(self.kept[id(n)], "")
+                    # Nothing left that can fail once the kept values are computed.
+                    settled = " and ".join(f"{h} is not UNSET" for h in kept) or "True"
+                    table = table_lines(tab, fill, slot, value, reduce,
+                                        "False" if may_fail(rest) else settled)  # fmt: skip
         finally:
             self.kept = outer
         keep, lookups = loop_lookups(keep, self.c.effect_free(e.body))
+        if table:
+            text, more = loop_lookups("\n".join(table), True)
+            table = text.split("\n")
+            lookups += [line for line in more if line not in lookups]
         if keep_lines or "    _tracing = m.tracing" in lookups:
             keep_lines.append("    _tracing = m.tracing")
             lookups = [line for line in lookups if line != "    _tracing = m.tracing"]
-        if lookups:
+        if lookups or table:
             # The list first: evaluating it may change what the lookups find.
             keep_lines += [f"    xs = {source}", *lookups]
             source = "xs"
@@ -400,10 +435,11 @@ class ExprSource:
             f"def {name}(m, L):",
             "    out = []",
             *keep_lines,
+            *table,
             f"    for x in {source}:",
             f"        L[{slot}] = x",
             f"        {keep}",
-            "    return tuple(out)",
+            f"    return {reduce}(out)" if table and reduce else "    return tuple(out)",
         ]
         if "    _tracing = m.tracing" in keep_lines:
             # Tracing is on or off for the whole map: a machine that does not trace runs
@@ -415,7 +451,15 @@ class ExprSource:
                         for line in lines[1:] if line != "    _tracing = m.tracing"]  # fmt: skip
             lines = [lines[0], "    if m.tracing:", f"        return {traced}(m, L)", *untraced]
         self.ns.define(name, lines, f"{e.kind} at line {e.pos[0]}")
+        if reduce is not None and not table:
+            return f"{reduce}({name}(m, L))"
         return f"{name}(m, L)"
+
+    def element(self, e: A.FilterMap) -> str:
+        """The statement a map or filter runs for each element (at indentation 2)."""
+        if e.kind == "filter":
+            return f"if {self.cond(e.body)}:\n            out.append(x)"
+        return f"out.append({self.src(e.body)})"
 
     def unary(self, e: A.Unary) -> str | None:
         if e.op == "not":

@@ -25,7 +25,7 @@ _LOCAL = re.compile(r"\bL\[(\d+)\]")
 _LITERAL = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"")
 _BARE_L = re.compile(r"\bL\b(?!\[\d+\])")
 # A call of a generated helper or of the machine's property reader.
-_HELPER = re.compile(r"(?<![\w.])(?:_[A-Za-z]\w*|m\.read_prop)\(")
+HELPER_CALL = re.compile(r"(?<![\w.])(?:_[A-Za-z]\w*|m\.read_prop)\(")
 
 
 # The call level of the generated function running an inlined call. Code that cannot
@@ -151,7 +151,7 @@ def _replace_helpers(text: str, slow: str) -> str:
     """`text` with every helper call replaced by `slow`."""
     out: list[str] = []
     i = 0
-    while (hit := _HELPER.search(text, i)) is not None:
+    while (hit := HELPER_CALL.search(text, i)) is not None:
         out.append(text[i:hit.start()])
         out.append(slow)
         i = _call_end(text, hit.end() - 1)

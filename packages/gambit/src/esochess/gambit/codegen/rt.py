@@ -21,7 +21,7 @@ from esochess.gambit.limits import OUT_OF_MEMORY
 from esochess.gambit.machine import MEMO_LIMIT, Machine
 from esochess.gambit.program import Code, Overload
 from esochess.gambit.results import GameEnd, IllegalSignal, Result, RunError
-from esochess.gambit.values import UNSET, is_superset, values_equal
+from esochess.gambit.values import UNSET, NumberTooLong, is_superset, values_equal
 
 
 def tested(
@@ -121,7 +121,31 @@ def up(wrapper: Any, m: Machine, pos: tuple[int, int], *args: Any) -> Any:
         m.depth -= 1
 
 
+def table(
+    m: Machine, tab: dict[Any, Any], key: Any, fill: Any, L: list[Any], xs: Any, level: int,
+) -> tuple[Any, int] | None:  # fmt: skip
+    """A map's table of static calls for `key` (codegen/tables.py), made by `fill` at
+    call level `level` and stored with the depth it needed; None when a call failed
+    (the map then runs as before, and fails where it would have)."""
+    outer = m.peak
+    m.peak = level
+    try:
+        rows = fill(m, L, xs)
+    except (RunError, RecursionError, MemoryError, NumberTooLong):
+        return None
+    finally:
+        used = m.peak - level
+        if outer > m.peak:
+            m.peak = outer
+    if len(tab) >= MEMO_LIMIT:
+        tab.clear()
+    entry = (rows, used)
+    tab[key] = entry
+    return entry
+
+
 HELPERS: dict[str, Any] = {
+    "_table": table,
     "_up": up,
     "_span": span,
     "_filterfalse": filterfalse,

@@ -1,0 +1,178 @@
+"""Static calls of a map's element, tabled per instance version.
+
+In `has_line`'s `line map (i: at(i).mark == p.symbol)` the call `at(i)` reads only the
+element and fixed data: a static function, memoised per instance version. The map
+still looks it up in the memo for every element (a key tuple, a dict lookup and the
+depth-limit test of a hit). Here the map keeps, per (instance version, list), the
+results of such calls for every element of the list -- one table lookup and one
+depth test per map instead of one per element -- so the element reads `at(i)` as a
+plain value, as a board indexed by ints would.
+
+Everything observable stays:
+
+* only calls evaluated for every element are tabled (not under a condition, nor the
+  right side of `and`/`or`), of a static function whose arguments read nothing but the
+  element and constants: each call gives the same value wherever the element's body
+  would have made it;
+* the table is filled by running those calls, in element order, at the map's own call
+  level; when any of them fails, or the call depth a stored table needed does not fit
+  under the limit from here, the map runs as before and fails where it would have;
+* like a memo hit, a table hit raises `peak` by the deepest level its calls reached
+  (at worst by more than one element's call needs: `peak` only limits later memo hits,
+  so a too-high value only costs a recomputation);
+* a tracing machine, whose trace shows every call, runs the map as before.
+"""
+
+from __future__ import annotations
+
+from esochess.gambit import ast as A
+from esochess.gambit import types as T
+from esochess.gambit.analysis import Analysis, EnumRef, LocalRef, UserCall
+from esochess.gambit.codegen.inline import HELPER_CALL, without_literals
+from esochess.gambit.limits import CALL_DEPTH_LIMIT
+from esochess.gambit.program import Overload
+
+# Nodes whose children are evaluated, all of them, whenever the node is.
+_ALWAYS = (A.Unary, A.Member, A.Call, A.Index, A.ListLit, A.TupleExpr)
+# What a tabled call's arguments may be built of.
+_ARG_NODES = (A.Lit, A.Name, A.Unary, A.Binary)
+
+
+def hashable(t: T.Type | None) -> bool:
+    """True for a type whose values are hashable Python values (a table key)."""
+    if isinstance(t, T.ListT):
+        return hashable(t.elem)
+    return t in (T.INT, T.STR, T.BOOL) or isinstance(t, (T.EnumT, T.EntityT))
+
+
+def tabled_calls(
+    an: Analysis, e: A.FilterMap, static: set[str], groups: dict[str, list[Overload]],
+) -> list[A.Call]:  # fmt: skip
+    """The calls of static functions in `e`'s body that every element makes, with
+    arguments built of `e`'s element and constants only (see the module docstring)."""
+    slot = an.binders.get(e)
+    if slot is None or not hashable(an.types.get(e.source)):
+        return []
+
+    def element_only(x: A.Expr) -> bool:
+        reads = False
+        stack: list[A.Expr] = [x]
+        while stack:
+            n = stack.pop()
+            if not isinstance(n, _ARG_NODES) or n in an.conversions:
+                return False
+            if isinstance(n, A.Name):
+                ref = an.resolved.get(n)
+                if isinstance(ref, LocalRef) and ref.slot == slot:
+                    reads = True
+                elif not isinstance(ref, EnumRef):
+                    return False
+            elif isinstance(n, A.Unary):
+                stack.append(n.operand)
+            elif isinstance(n, A.Binary):
+                if n.op in ("and", "or", ".."):
+                    return False
+                stack += [n.left, n.right]
+        return reads
+
+    def static_call(n: A.Call) -> bool:
+        info = an.calls.get(n)
+        if not isinstance(info, UserCall) or info.name not in static or n in an.conversions:
+            return False
+        group = [o for o in groups.get(info.name, []) if len(o.info.params) == len(n.args)]
+        return len(group) == 1 and not group[0].tests and bool(n.args) \
+            and all(element_only(a.value) for a in n.args)  # fmt: skip
+
+    found: list[A.Call] = []
+
+    def visit(n: A.Expr) -> None:
+        if isinstance(n, A.Call) and static_call(n):
+            found.append(n)
+            return
+        match n:
+            case A.Binary(op=op, left=left, right=right):
+                visit(left)
+                if op not in ("and", "or"):
+                    visit(right)
+            case A.IfExpr(arms=arms) if arms and arms[0].cond is not None:
+                visit(arms[0].cond)
+            case A.Call(args=args):
+                for a in args:
+                    visit(a.value)
+            case A.Unary(operand=operand):
+                visit(operand)
+            case A.Member(obj=obj):
+                for k in (obj.items if isinstance(obj, A.TupleExpr) else (obj,)):
+                    visit(k)
+            case A.Index(obj=obj, index=index):
+                visit(obj)
+                visit(index)
+            case A.ListLit(items=items) | A.TupleExpr(items=items):
+                for k in items:
+                    visit(k)
+            case _:
+                pass
+
+    visit(e.body)
+    return found
+
+
+def may_fail(source: str) -> bool:
+    """True unless generated source surely cannot fail: when it calls a helper or a
+    wrapper (codegen/inline.py: the paths that can raise a run-time error or leave the
+    fast path) or computes anything (arithmetic can outgrow the memory)."""
+    text = without_literals(source)
+    return HELPER_CALL.search(text) is not None or any(op in text for op in "+-*/%")
+
+
+def fill_lines(name: str, slot: int, calls: list[str]) -> list[str]:
+    """A function `name(m, L, xs)` giving the tabled calls' values for each element of
+    `xs` (one value per element for one call, else a tuple per element)."""
+    row = calls[0] if len(calls) == 1 else "(" + "".join(f"{c}, " for c in calls) + ")"
+    return [
+        f"def {name}(m, L, xs):",
+        "    rows = []",
+        "    for x in xs:",
+        f"        L[{slot}] = x",
+        f"        rows.append({row})",
+        "    return tuple(rows)",
+    ]
+
+
+def row_reads(n: int) -> list[str]:
+    """How the element's body reads the tabled calls' values from the row `_r`."""
+    return ["_r"] if n == 1 else [f"_r[{i}]" for i in range(n)]
+
+
+def table_lines(
+    table: str, fill: str, slot: int, keep: str, reduce: str | None = None,
+    settled: str = "True",
+) -> list[str]:  # fmt: skip
+    """The map's loop over a table hit (lines at indentation 1, before its usual loop):
+    `keep` is the element's statement with the tabled calls read from `_r`.
+
+    With `reduce` (`all` or `any`), `keep` is the element's value and the loop gives the
+    reduced value, stopping at the first element that decides it once `settled` holds
+    (no later element can fail then: they would all have been evaluated without effect
+    or error, so only their values are skipped)."""
+    head = [
+        "    if not m.tracing:",
+        "        _tk = (m.inst_version, xs)",
+        f"        _tr = {table}.get(_tk)",
+        "        if _tr is None:",
+        f"            _tr = _table(m, {table}, _tk, {fill}, L, xs, _level)",
+        f"        if _tr is not None and (_tp := _level + _tr[1]) < {CALL_DEPTH_LIMIT}:",
+        "            if _tp > m.peak:",
+        "                m.peak = _tp",
+    ]
+    loop = ["            for x, _r in zip(xs, _tr[0]):", f"                L[{slot}] = x"]
+    if reduce is None:
+        return [*head, *loop, f"                {keep}", "            return tuple(out)"]
+    decided = "False" if reduce == "all" else "True"
+    test = f"not ({keep})" if reduce == "all" else keep
+    return [
+        *head, f"            _res = {reduce == 'all'}", *loop,
+        f"                if {test}:", f"                    _res = {decided}",
+        f"                    if {settled}:", f"                        return {decided}",
+        "            return _res",
+    ]  # fmt: skip
