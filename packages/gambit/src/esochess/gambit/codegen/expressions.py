@@ -395,47 +395,26 @@ class ExprSource:
                                         f" if not _tracing else {plain})")  # fmt: skip
             keep = self.element(e)
             source = self.iterated(e.source)
-            calls = tabled_calls(self.an, e, self.c.static_names, self.c.overloads) \
-                if self.c.effect_free(e.body) and e.source not in self.an.conversions else []  # fmt: skip
-            table: list[str] = []
-            if calls:
-                fill = self.ns.fresh("fill")
-                self.ns.define(fill, fill_lines(fill, slot, [self.src(c) for c in calls]),
-                               f"static calls of the {e.kind} at line {e.pos[0]}")  # fmt: skip
-                for c, r in zip(calls, row_reads(len(calls)), strict=True):
-                    self.kept[id(c)] = r
-                tab = self.ns.const({}, "tab")
-                if reduce is None:
-                    fast = self.element(e).replace("\n            ", "\n                    ")
-                    table = table_lines(tab, fill, slot, fast)
-                else:
-                    value = self.src(e.body)
-                    rest = value
-                    for n in invariants(self.an, e):
-                        rest = rest.replace(self.kept[id(n)], "")
-                    # Nothing left that can fail once the kept values are computed.
-                    settled = " and ".join(f"{h} is not UNSET" for h in kept) or "True"
-                    table = table_lines(tab, fill, slot, value, reduce,
-                                        "False" if may_fail(rest) else settled)  # fmt: skip
+            table = self.table(e, slot, reduce, keep_lines, kept)
         finally:
             self.kept = outer
         keep, lookups = loop_lookups(keep, self.c.effect_free(e.body))
-        if table:
-            text, more = loop_lookups("\n".join(table), True)
-            table = text.split("\n")
-            lookups += [line for line in more if line not in lookups]
         if keep_lines or "    _tracing = m.tracing" in lookups:
             keep_lines.append("    _tracing = m.tracing")
             lookups = [line for line in lookups if line != "    _tracing = m.tracing"]
-        if lookups or table:
+        if table:
             # The list first: evaluating it may change what the lookups find.
+            table = [f"    xs = {source}", *table]
+            keep_lines += lookups
+            source = "xs"
+        elif lookups:
             keep_lines += [f"    xs = {source}", *lookups]
             source = "xs"
         lines = [
             f"def {name}(m, L):",
+            *table,
             "    out = []",
             *keep_lines,
-            *table,
             f"    for x in {source}:",
             f"        L[{slot}] = x",
             f"        {keep}",
@@ -454,6 +433,40 @@ class ExprSource:
         if reduce is not None and not table:
             return f"{reduce}({name}(m, L))"
         return f"{name}(m, L)"
+
+    def table(
+        self, e: A.FilterMap, slot: int, reduce: str | None, inits: list[str], kept: list[str],
+    ) -> list[str]:  # fmt: skip
+        """The start of map `e` over a table of its static calls, or [] when it has none
+        (codegen/tables.py); `inits` and `kept` are its kept values' lines and names."""
+        if not self.c.effect_free(e.body) or e.source in self.an.conversions:
+            return []
+        calls = tabled_calls(self.an, e, self.c.static_names, self.c.overloads)
+        if not calls:
+            return []
+        fill = self.ns.fresh("fill")
+        self.ns.define(fill, fill_lines(fill, slot, [self.src(c) for c in calls]),
+                       f"static calls of the {e.kind} at line {e.pos[0]}")  # fmt: skip
+        for c, r in zip(calls, row_reads(len(calls)), strict=True):
+            self.kept[id(c)] = r
+        tab = self.ns.const({}, "tab")
+        if reduce is None:
+            fast = self.element(e).replace("\n            ", "\n                ")
+        else:
+            fast = self.src(e.body)
+        rest = fast
+        for n in invariants(self.an, e):
+            rest = rest.replace(self.kept[id(n)], "")
+        # (A table hit runs only on a machine that does not trace.)
+        fast = outside_literals(fast, lambda code: _TRACING.sub("False", code))
+        fast, setup = loop_lookups(fast, True)
+        setup = [*(line for line in setup if line != "    _tracing = m.tracing"), *inits]
+        if reduce is None:
+            return table_lines(tab, fill, slot, fast, setup)
+        # Nothing left that can fail once the kept values are computed.
+        settled = " and ".join(f"{h} is not UNSET" for h in kept) or "True"
+        return table_lines(tab, fill, slot, fast, setup, reduce,
+                           "False" if may_fail(rest) else settled)  # fmt: skip
 
     def element(self, e: A.FilterMap) -> str:
         """The statement a map or filter runs for each element (at indentation 2)."""

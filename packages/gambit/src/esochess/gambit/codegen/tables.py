@@ -145,34 +145,37 @@ def row_reads(n: int) -> list[str]:
 
 
 def table_lines(
-    table: str, fill: str, slot: int, keep: str, reduce: str | None = None,
+    table: str, fill: str, slot: int, keep: str, setup: list[str], reduce: str | None = None,
     settled: str = "True",
 ) -> list[str]:  # fmt: skip
-    """The map's loop over a table hit (lines at indentation 1, before its usual loop):
-    `keep` is the element's statement with the tabled calls read from `_r`.
+    """The start of a map whose list is `xs`: on a table hit, its loop over the table
+    (lines at indentation 1); `keep` is the element's statement with the tabled calls
+    read from `_r`, `setup` what it looks up first (at indentation 1).
 
     With `reduce` (`all` or `any`), `keep` is the element's value and the loop gives the
     reduced value, stopping at the first element that decides it once `settled` holds
     (no later element can fail then: they would all have been evaluated without effect
     or error, so only their values are skipped)."""
     head = [
-        "    if not m.tracing:",
-        "        _tk = (m.inst_version, xs)",
-        f"        _tr = {table}.get(_tk)",
-        "        if _tr is None:",
-        f"            _tr = _table(m, {table}, _tk, {fill}, L, xs, _level)",
-        f"        if _tr is not None and (_tp := _level + _tr[1]) < {CALL_DEPTH_LIMIT}:",
-        "            if _tp > m.peak:",
-        "                m.peak = _tp",
+        f"    _tr = {table}.get((m.inst_version, xs))",
+        "    if _tr is None and not m.tracing:",
+        f"        _tr = _table(m, {table}, (m.inst_version, xs), {fill}, L, xs, _level)",
+        f"    if _tr is not None and not m.tracing and (_tp := _level + _tr[1]) < {CALL_DEPTH_LIMIT}:",
+        "        if _tp > m.peak:",
+        "            m.peak = _tp",
+        *("    " + line for line in setup),
     ]
-    loop = ["            for x, _r in zip(xs, _tr[0]):", f"                L[{slot}] = x"]
+    # (Only the map's body reads its element's slot: where it reads only the table, the
+    # slot need not be written.)
+    loop = ["        for x, _r in zip(xs, _tr[0]):", f"            L[{slot}] = x"] \
+        if f"L[{slot}]" in keep else ["        for _r in _tr[0]:"]  # fmt: skip
     if reduce is None:
-        return [*head, *loop, f"                {keep}", "            return tuple(out)"]
+        return [*head, "        out = []", *loop, f"            {keep}", "        return tuple(out)"]
     decided = "False" if reduce == "all" else "True"
     test = f"not ({keep})" if reduce == "all" else keep
     return [
-        *head, f"            _res = {reduce == 'all'}", *loop,
-        f"                if {test}:", f"                    _res = {decided}",
-        f"                    if {settled}:", f"                        return {decided}",
-        "            return _res",
+        *head, f"        _res = {reduce == 'all'}", *loop,
+        f"            if {test}:", f"                _res = {decided}",
+        f"                if {settled}:", f"                    return {decided}",
+        "        return _res",
     ]  # fmt: skip
