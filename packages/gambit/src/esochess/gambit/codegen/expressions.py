@@ -33,8 +33,8 @@ from esochess.gambit.analysis import (
     UserCall,
 )
 from esochess.gambit.codegen.emit import Namespace
-from esochess.gambit.codegen.hoist import invariants, loop_lookups
-from esochess.gambit.codegen.tables import fill_lines, may_fail, row_reads, table_lines, tabled_calls
+from esochess.gambit.codegen.hoist import TRACING, invariants, loop_lookups
+from esochess.gambit.codegen.tables import MapTables
 from esochess.gambit.codegen.inline import (
     body_expression,
     inline_call,
@@ -60,7 +60,6 @@ _ORDER = {"<", "<=", ">", ">="}
 _SPAN_CONSTANT = 1000
 
 
-_TRACING = re.compile(r"(?<![\w.])_tracing\b")
 
 
 def plain_eq(t: T.Type | None) -> bool:
@@ -115,6 +114,7 @@ class ExprSource:
         # Loop-invariant sub-expressions of the map being generated (codegen/hoist.py):
         # node id -> the source that computes it once per map.
         self.kept: dict[int, str] = {}
+        self.tables = MapTables(self)
 
     # ------------------------------------------------------------------ entry points
 
@@ -395,7 +395,7 @@ class ExprSource:
                                         f" if not _tracing else {plain})")  # fmt: skip
             keep = self.element(e)
             source = self.iterated(e.source)
-            table = self.table(e, slot, reduce, keep_lines, kept)
+            table = self.tables.table(e, slot, reduce, keep_lines, kept)
         finally:
             self.kept = outer
         keep, lookups = loop_lookups(keep, self.c.effect_free(e.body))
@@ -426,47 +426,13 @@ class ExprSource:
             traced = self.ns.fresh("fm")
             self.ns.define(traced, [f"def {traced}(m, L):", *lines[1:]],
                            f"{e.kind} at line {e.pos[0]}, traced")  # fmt: skip
-            untraced = [outside_literals(line, lambda code: _TRACING.sub("False", code))
+            untraced = [outside_literals(line, lambda code: TRACING.sub("False", code))
                         for line in lines[1:] if line != "    _tracing = m.tracing"]  # fmt: skip
             lines = [lines[0], "    if m.tracing:", f"        return {traced}(m, L)", *untraced]
         self.ns.define(name, lines, f"{e.kind} at line {e.pos[0]}")
         if reduce is not None and not table:
             return f"{reduce}({name}(m, L))"
         return f"{name}(m, L)"
-
-    def table(
-        self, e: A.FilterMap, slot: int, reduce: str | None, inits: list[str], kept: list[str],
-    ) -> list[str]:  # fmt: skip
-        """The start of map `e` over a table of its static calls, or [] when it has none
-        (codegen/tables.py); `inits` and `kept` are its kept values' lines and names."""
-        if not self.c.effect_free(e.body) or e.source in self.an.conversions:
-            return []
-        calls = tabled_calls(self.an, e, self.c.static_names, self.c.overloads)
-        if not calls:
-            return []
-        fill = self.ns.fresh("fill")
-        self.ns.define(fill, fill_lines(fill, slot, [self.src(c) for c in calls]),
-                       f"static calls of the {e.kind} at line {e.pos[0]}")  # fmt: skip
-        for c, r in zip(calls, row_reads(len(calls)), strict=True):
-            self.kept[id(c)] = r
-        tab = self.ns.const({}, "tab")
-        if reduce is None:
-            fast = self.element(e).replace("\n            ", "\n                ")
-        else:
-            fast = self.src(e.body)
-        rest = fast
-        for n in invariants(self.an, e):
-            rest = rest.replace(self.kept[id(n)], "")
-        # (A table hit runs only on a machine that does not trace.)
-        fast = outside_literals(fast, lambda code: _TRACING.sub("False", code))
-        fast, setup = loop_lookups(fast, True)
-        setup = [*(line for line in setup if line != "    _tracing = m.tracing"), *inits]
-        if reduce is None:
-            return table_lines(tab, fill, slot, fast, setup)
-        # Nothing left that can fail once the kept values are computed.
-        settled = " and ".join(f"{h} is not UNSET" for h in kept) or "True"
-        return table_lines(tab, fill, slot, fast, setup, reduce,
-                           "False" if may_fail(rest) else settled)  # fmt: skip
 
     def element(self, e: A.FilterMap) -> str:
         """The statement a map or filter runs for each element (at indentation 2)."""

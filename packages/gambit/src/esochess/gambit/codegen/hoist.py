@@ -85,6 +85,8 @@ _STORE = re.compile(r"(?<![\w.])m\.store\[(\d+)\]")
 # A memo lookup's tracing test (codegen/inline.py): nothing turns tracing on or off while
 # a list is mapped.
 _TRACING = " and not m.tracing and ("
+# The name a map's function keeps the machine's tracing flag in.
+TRACING = re.compile(r"(?<![\w.])_tracing\b")
 _VERSION = re.compile(r"m\.inst_version if (_memoflag\d+) else m\.version")
 
 

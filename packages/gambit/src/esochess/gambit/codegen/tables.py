@@ -25,12 +25,19 @@ Everything observable stays:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from esochess.gambit import ast as A
 from esochess.gambit import types as T
 from esochess.gambit.analysis import Analysis, EnumRef, LocalRef, UserCall
-from esochess.gambit.codegen.inline import HELPER_CALL, without_literals
+from esochess.gambit.codegen.hoist import TRACING, invariants, loop_lookups
+from esochess.gambit.codegen.inline import HELPER_CALL, outside_literals, without_literals
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.program import Overload
+
+if TYPE_CHECKING:
+    from esochess.gambit.codegen.expressions import ExprSource
 
 # Nodes whose children are evaluated, all of them, whenever the node is.
 _ALWAYS = (A.Unary, A.Member, A.Call, A.Index, A.ListLit, A.TupleExpr)
@@ -144,19 +151,110 @@ def row_reads(n: int) -> list[str]:
     return ["_r"] if n == 1 else [f"_r[{i}]" for i in range(n)]
 
 
-def table_lines(
-    table: str, fill: str, slot: int, keep: str, setup: list[str], reduce: str | None = None,
-    settled: str = "True",
-) -> list[str]:  # fmt: skip
-    """The start of a map whose list is `xs`: on a table hit, its loop over the table
-    (lines at indentation 1); `keep` is the element's statement with the tabled calls
-    read from `_r`, `setup` what it looks up first (at indentation 1).
+@dataclass(frozen=True)
+class Tabled:
+    """A map whose list is tabled, as the map around it may run it in its own loop:
+    `fill` makes its table, `test` is what an element's row `_r` decides it by, once
+    `settled` holds (else "False"), `setup` what the test looks up first (lines at
+    indentation 1)."""
 
-    With `reduce` (`all` or `any`), `keep` is the element's value and the loop gives the
-    reduced value, stopping at the first element that decides it once `settled` holds
-    (no later element can fail then: they would all have been evaluated without effect
-    or error, so only their values are skipped)."""
-    head = [
+    fill: str
+    reduce: str
+    test: str
+    settled: str
+    setup: tuple[str, ...]
+
+
+class MapTables:
+    """The table-hit paths of the maps of one program (see the module docstring)."""
+
+    def __init__(self, x: ExprSource) -> None:
+        self.x = x
+        # Maps reduced by all/some and tabled, by node id, for a map whose element is one.
+        self.tabled: dict[int, Tabled] = {}
+
+    def table(
+        self, e: A.FilterMap, slot: int, reduce: str | None, inits: list[str], kept: list[str],
+    ) -> list[str]:  # fmt: skip
+        """The start of map `e` (its list in `xs`) over a table, or [] when it has none;
+        `inits` and `kept` are its kept values' lines and names (codegen/hoist.py)."""
+        x = self.x
+        if not x.c.effect_free(e.body) or e.source in x.an.conversions:
+            return []
+        calls = tabled_calls(x.an, e, x.c.static_names, x.c.overloads)
+        if not calls:
+            return self.nested(e, slot, reduce)
+        fill = x.ns.fresh("fill")
+        x.ns.define(fill, fill_lines(fill, slot, [x.src(c) for c in calls]),
+                    f"static calls of the {e.kind} at line {e.pos[0]}")  # fmt: skip
+        for c, r in zip(calls, row_reads(len(calls)), strict=True):
+            x.kept[id(c)] = r
+        tab = x.ns.const({}, "tab")
+        fast = x.element(e).replace("\n            ", "\n                ") if reduce is None \
+            else x.src(e.body)  # fmt: skip
+        rest = fast
+        for n in invariants(x.an, e):
+            rest = rest.replace(x.kept[id(n)], "")
+        fast, setup = loop_lookups(fast, True)
+        # (A table hit runs only on a machine that does not trace.)
+        fast = outside_literals(fast, lambda code: TRACING.sub("False", code))
+        setup = [*(line for line in setup if line != "    _tracing = m.tracing"), *inits]
+        head = _hit(tab, fill, setup)
+        # (Only the map's body reads its element's slot: where it reads only the table, the
+        # slot need not be written.)
+        reads = f"L[{slot}]" in fast
+        loop = ["        for x, _r in zip(xs, _tr[0]):", f"            L[{slot}] = x"] \
+            if reads else ["        for _r in _tr[0]:"]  # fmt: skip
+        if reduce is None:
+            return [*head, "        out = []", *loop, f"            {fast}", "        return tuple(out)"]
+        # Nothing left that can fail once the kept values are computed.
+        settled = "False" if may_fail(rest) else " and ".join(f"{h} is not UNSET" for h in kept) or "True"
+        test = f"not ({fast})" if reduce == "all" else fast
+        if not reads:
+            self.tabled[id(e)] = Tabled(fill, reduce, test, settled, tuple(setup))
+        return [*head, f"        _res = {reduce == 'all'}", *loop,
+                *_decide("            ", test, reduce, settled, "_res", "return"),
+                "        return _res"]  # fmt: skip
+
+    def nested(self, e: A.FilterMap, slot: int, reduce: str | None) -> list[str]:
+        """The table hit of a map whose element is all/some of a tabled map of the
+        element (`LINES map (line: all(line map (i: at(i).mark == s)))`): one table of
+        the inner map's tables, and the inner loop run in place of its function."""
+        x = self.x
+        body = e.body
+        if not (isinstance(body, A.Call) and len(body.args) == 1
+                and isinstance(inner := body.args[0].value, A.FilterMap)
+                and isinstance(name := inner.source, A.Name)):  # fmt: skip
+            return []
+        t = self.tabled.get(id(inner))
+        ref = x.an.resolved.get(name)
+        if t is None or not isinstance(ref, LocalRef) or ref.slot != slot \
+                or name in x.an.conversions or not hashable(x.an.types.get(e.source)):  # fmt: skip
+            return []
+        fill = x.ns.fresh("fill")
+        x.ns.define(fill, [
+            f"def {fill}(m, L, xs):", "    rows = []", "    for x in xs:", f"        L[{slot}] = x",
+            f"        rows.append({t.fill}(m, L, x))", "    return tuple(rows)",
+        ], f"static calls of the maps at line {e.pos[0]}")  # fmt: skip
+        inner_loop = [
+            f"            _ri = {t.reduce == 'all'}", "            for _r in _rr:",
+            *_decide("                ", t.test, t.reduce, t.settled, "_ri", "break"),
+        ]  # fmt: skip
+        head = _hit(x.ns.const({}, "tab"), fill, list(t.setup))
+        loop = ["        for _rr in _tr[0]:", *inner_loop]
+        if reduce is None:
+            return [*head, "        out = []", *loop, "            out.append(_ri)",
+                    "        return tuple(out)"]  # fmt: skip
+        test = "not _ri" if reduce == "all" else "_ri"
+        return [*head, f"        _res = {reduce == 'all'}", *loop,
+                *_decide("            ", test, reduce, t.settled, "_res", "return"),
+                "        return _res"]  # fmt: skip
+
+
+def _hit(table: str, fill: str, setup: list[str]) -> list[str]:
+    """A table lookup for the list `xs`, filling the table on a miss; on a hit (at
+    indentation 2) `setup` has run and `_tr[0]` holds the rows."""
+    return [
         f"    _tr = {table}.get((m.inst_version, xs))",
         "    if _tr is None and not m.tracing:",
         f"        _tr = _table(m, {table}, (m.inst_version, xs), {fill}, L, xs, _level)",
@@ -165,17 +263,12 @@ def table_lines(
         "            m.peak = _tp",
         *("    " + line for line in setup),
     ]
-    # (Only the map's body reads its element's slot: where it reads only the table, the
-    # slot need not be written.)
-    loop = ["        for x, _r in zip(xs, _tr[0]):", f"            L[{slot}] = x"] \
-        if f"L[{slot}]" in keep else ["        for _r in _tr[0]:"]  # fmt: skip
-    if reduce is None:
-        return [*head, "        out = []", *loop, f"            {keep}", "        return tuple(out)"]
+
+
+def _decide(indent: str, test: str, reduce: str, settled: str, res: str, stop: str) -> list[str]:
+    """Lines that record in `res` an element deciding all/some (`test`), and stop
+    (`return` the value, or `break`) once `settled` holds."""
     decided = "False" if reduce == "all" else "True"
-    test = f"not ({keep})" if reduce == "all" else keep
-    return [
-        *head, f"        _res = {reduce == 'all'}", *loop,
-        f"            if {test}:", f"                _res = {decided}",
-        f"                if {settled}:", f"                    return {decided}",
-        "        return _res",
-    ]  # fmt: skip
+    end = f"return {decided}" if stop == "return" else "break"
+    return [f"{indent}if {test}:", f"{indent}    {res} = {decided}",
+            f"{indent}    if {settled}:", f"{indent}        {end}"]  # fmt: skip
