@@ -10,7 +10,6 @@ that node, bound as a constant and called as `_kN(m, L)`; its children are gener
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -34,13 +33,13 @@ from esochess.gambit.analysis import (
 )
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.hoist import TRACING, invariants, loop_lookups
-from esochess.gambit.codegen.tables import MapTables
 from esochess.gambit.codegen.inline import (
     body_expression,
     inline_call,
     memo_call,
     outside_literals,
 )
+from esochess.gambit.codegen.tables import ROW_READ, MapTables
 from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.compiler.runtime import not_none
 from esochess.gambit.program import Code, Ev, Prop
@@ -126,6 +125,8 @@ class ExprSource:
             body = self.src(e)
         finally:
             self.depth = outer
+        if ROW_READ.search(body):
+            self.tables.escaped = True
         fn: Ev = self.ns.define(name, [f"def {name}(m, L):", f"    return {body}"],
                                 f"line {e.pos[0]}")  # fmt: skip
         return fn

@@ -25,6 +25,7 @@ Everything observable stays:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,8 @@ from esochess.gambit.program import Overload
 if TYPE_CHECKING:
     from esochess.gambit.codegen.expressions import ExprSource
 
+# How a map's loop over a table reads an element's row (`_r`) or a nested map's (`_rr`).
+ROW_READ = re.compile(r"(?<![\w.])_rr?\b")
 # Nodes whose children are evaluated, all of them, whenever the node is.
 _ALWAYS = (A.Unary, A.Member, A.Call, A.Index, A.ListLit, A.TupleExpr)
 # What a tabled call's arguments may be built of.
@@ -172,6 +175,9 @@ class MapTables:
         self.x = x
         # Maps reduced by all/some and tabled, by node id, for a map whose element is one.
         self.tabled: dict[int, Tabled] = {}
+        # Set when a row read went into a function of its own (a sub-expression without
+        # source form is the interpreter's closure): it cannot see the loop's row there.
+        self.escaped = False
 
     def table(
         self, e: A.FilterMap, slot: int, reduce: str | None, inits: list[str], kept: list[str],
@@ -190,8 +196,11 @@ class MapTables:
         for c, r in zip(calls, row_reads(len(calls)), strict=True):
             x.kept[id(c)] = r
         tab = x.ns.const({}, "tab")
+        self.escaped = False
         fast = x.element(e).replace("\n            ", "\n                ") if reduce is None \
             else x.src(e.body)  # fmt: skip
+        if self.escaped:
+            return []
         rest = fast
         for n in invariants(x.an, e):
             rest = rest.replace(x.kept[id(n)], "")
@@ -203,8 +212,8 @@ class MapTables:
         # (Only the map's body reads its element's slot: where it reads only the table, the
         # slot need not be written.)
         reads = f"L[{slot}]" in fast
-        loop = ["        for x, _r in zip(xs, _tr[0]):", f"            L[{slot}] = x"] \
-            if reads else ["        for _r in _tr[0]:"]  # fmt: skip
+        loop = ["        for _r in _tr[0]:"] if not reads and e.kind == "map" \
+            else ["        for x, _r in zip(xs, _tr[0]):", *([f"            L[{slot}] = x"] if reads else [])]  # fmt: skip
         if reduce is None:
             return [*head, "        out = []", *loop, f"            {fast}", "        return tuple(out)"]
         # Nothing left that can fail once the kept values are computed.
