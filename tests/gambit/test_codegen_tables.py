@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from esochess.gambit import ast as A
 from esochess.gambit.check import check
 from esochess.gambit.cli import main
-from esochess.gambit.codegen.tables import may_fail, tabled_calls
+from esochess.gambit.codegen.tables import may_fail, tabled_parts
 from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.frontend import compile_source
 from esochess.gambit.parser import parse
@@ -39,6 +39,8 @@ fn owners([int] xs) -> [Player?] => xs map (i: at(i).owner)
 fn labels([int] xs) -> [str] => xs map (i: str(i) + ":" + str(at(i).index + at(i + 1).index))
 fn odd([int] xs) -> [int] => xs filter (i: at(i).index % 2 == 1)
 fn weighed(Player p, [int] xs) => all(xs map (i: at(i).index + p.weight > 0))
+fn sums([[int]] ps) -> [int] => ps map (d: d[1] + -d[2])
+fn gaps([[int]] ps) -> [[int]] => ps filter (d: at(d[1]).index < at(d[2]).index)
 fn deep(int n, Player p) -> bool {
     if n == 0: return has_line(p)
     return deep(n - 1, p)
@@ -54,6 +56,7 @@ main() {
     print(has_line(Player[1]), no_line(Player[1]), each_line(Player[1]), has_line(Player[2]))
     print(owners([3, 1, 8]), labels([3, 1]), odd([1, 2, 3, 4, 7]))
     print(some([4, 1] map (i: at(i).owner == Player[1])), all([1, 4] map (i: at(i).owner == Player[1])))
+    print(sums([[1, 2], [4, 1]]), gaps([[1, 2], [3, 2], [2, 3]]), sums([]))
     print(deep(5, Player[1]), deep(990, Player[1]), deep(994, Player[1]))
     print(weighed(Player[1], [1, 2]))
     bad = 1
@@ -63,6 +66,7 @@ main() {
 """
 
 FAILING = BOARD.replace("    print(deep(5", "    print(broken(Player[1]))\n    print(deep(5")
+SHORT = BOARD.replace("    print(deep(5", "    print(sums([[1, 2], [3]]))\n    print(deep(5")
 DEEPER = BOARD.replace("deep(994, Player[1]))", "deep(994, Player[1]))\n" + "".join(
     f"    print(deep({n}, Player[1]))\n" for n in range(995, 999)))
 
@@ -78,7 +82,8 @@ def run_both(program: str, tmp_path: Path, *args: str) -> list[tuple[int, str, s
     return seen
 
 
-@pytest.mark.parametrize("program", [BOARD, FAILING, DEEPER], ids=["board", "failing", "deeper"])
+@pytest.mark.parametrize("program", [BOARD, FAILING, SHORT, DEEPER],
+                         ids=["board", "failing", "short", "deeper"])  # fmt: skip
 @pytest.mark.parametrize("trace", [False, True], ids=["plain", "traced"])
 def test_tabled_maps_behave_as_on_the_interpreter(program: str, trace: bool, tmp_path: Path) -> None:
     seen = run_both(program, tmp_path, *(["--trace"] if trace else []))
@@ -93,6 +98,8 @@ def test_tabled_maps_behave_as_on_the_interpreter(program: str, trace: bool, tmp
 def test_the_failing_and_deep_programs_fail_where_the_map_does(tmp_path: Path) -> None:
     failing = run_both(FAILING, tmp_path)[0]
     assert "Sq<index: i>" in failing[2]  # at(9): no square 9, inside the map of `broken`
+    short = run_both(SHORT, tmp_path)[0]
+    assert "list index 2 out of range 1..1" in short[2]  # d[2] of [3], a tabled part
     deeper = run_both(DEEPER, tmp_path)[0]
     assert "call depth limit (1000) exceeded in 'at'" in deeper[2]  # from inside the map
 
@@ -105,7 +112,7 @@ def _counts(program: str) -> list[int]:
     assert compiled is not None, errors
     groups = compiled.overloads
     maps = [n for d in tree.decls for n in nodes(d) if isinstance(n, A.FilterMap)]
-    return [len(tabled_calls(an, e, {"at"}, groups)) for e in maps]
+    return [len(tabled_parts(an, e, {"at"}, groups)) for e in maps]
 
 
 def test_only_unconditional_calls_of_the_element_alone_are_tabled() -> None:
@@ -117,8 +124,9 @@ def test_only_unconditional_calls_of_the_element_alone_are_tabled() -> None:
     )  # fmt: skip
     # full; has_line, no_line, each_line and broken: the outer map (its element is a map,
     # tabled as a nested map) and the inner one; owners; labels (two calls); cond (under
-    # `and`: none); other (at(i) only); odd; weighed; main's all and some.
-    assert _counts(program) == [1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 2, 0, 1, 1, 1, 1, 1]
+    # `and`: none); other (at(i) only); odd; weighed; sums (d[1], -d[2]); gaps (two
+    # calls); main's all and some.
+    assert _counts(program) == [1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 2, 0, 1, 1, 1, 2, 2, 1, 1]
 
 
 @pytest.mark.parametrize(("source", "fails"), [

@@ -40,12 +40,11 @@ from esochess.gambit.program import Overload
 if TYPE_CHECKING:
     from esochess.gambit.codegen.expressions import ExprSource
 
-# How a map's loop over a table reads an element's row (`_r`) or a nested map's (`_rr`).
-ROW_READ = re.compile(r"(?<![\w.])_rr?\b")
-# Nodes whose children are evaluated, all of them, whenever the node is.
-_ALWAYS = (A.Unary, A.Member, A.Call, A.Index, A.ListLit, A.TupleExpr)
-# What a tabled call's arguments may be built of.
-_ARG_NODES = (A.Lit, A.Name, A.Unary, A.Binary)
+# How a map's loop over a table reads an element's row (`_r`, or its parts `_r0`, `_r1`…)
+# or a nested map's (`_rr`).
+ROW_READ = re.compile(r"(?<![\w.])_r(?:r|\d*)\b")
+# What a tabled call's arguments (and a tabled part of the element) may be built of.
+_ARG_NODES = (A.Lit, A.Name, A.Unary, A.Binary, A.Index)
 
 
 def hashable(t: T.Type | None) -> bool:
@@ -55,11 +54,12 @@ def hashable(t: T.Type | None) -> bool:
     return t in (T.INT, T.STR, T.BOOL) or isinstance(t, (T.EnumT, T.EntityT))
 
 
-def tabled_calls(
+def tabled_parts(
     an: Analysis, e: A.FilterMap, static: set[str], groups: dict[str, list[Overload]],
-) -> list[A.Call]:  # fmt: skip
-    """The calls of static functions in `e`'s body that every element makes, with
-    arguments built of `e`'s element and constants only (see the module docstring)."""
+) -> list[A.Expr]:  # fmt: skip
+    """What `e`'s body computes for every element from the element and constants alone
+    (see the module docstring): calls of static functions, and parts of the element
+    (`d[1]`, `-d[2]` of `DIRECTIONS filter (d: ...)`)."""
     slot = an.binders.get(e)
     if slot is None or not hashable(an.types.get(e.source)):
         return []
@@ -79,6 +79,8 @@ def tabled_calls(
                     return False
             elif isinstance(n, A.Unary):
                 stack.append(n.operand)
+            elif isinstance(n, A.Index):
+                stack += [n.obj, n.index]
             elif isinstance(n, A.Binary):
                 if n.op in ("and", "or", ".."):
                     return False
@@ -93,10 +95,15 @@ def tabled_calls(
         return len(group) == 1 and not group[0].tests and bool(n.args) \
             and all(element_only(a.value) for a in n.args)  # fmt: skip
 
-    found: list[A.Call] = []
+    def part(n: A.Expr) -> bool:
+        if isinstance(n, A.Unary) and n.op == "-":
+            return isinstance(n.operand, A.Index) and part(n.operand)
+        return isinstance(n, A.Index) and element_only(n)
+
+    found: list[A.Expr] = []
 
     def visit(n: A.Expr) -> None:
-        if isinstance(n, A.Call) and static_call(n):
+        if (isinstance(n, A.Call) and static_call(n)) or part(n):
             found.append(n)
             return
         match n:
@@ -150,18 +157,25 @@ def fill_lines(name: str, slot: int, calls: list[str]) -> list[str]:
 
 
 def row_reads(n: int) -> list[str]:
-    """How the element's body reads the tabled calls' values from the row `_r`."""
-    return ["_r"] if n == 1 else [f"_r[{i}]" for i in range(n)]
+    """How the element's body reads the tabled values of its row (a value for one, else
+    a tuple unpacked by the loop: see `row_target`)."""
+    return ["_r"] if n == 1 else [f"_r{i}" for i in range(n)]
+
+
+def row_target(n: int) -> str:
+    """The loop target a row of `n` tabled values is read into."""
+    return "_r" if n == 1 else "(" + ", ".join(row_reads(n)) + ")"
 
 
 @dataclass(frozen=True)
 class Tabled:
     """A map whose list is tabled, as the map around it may run it in its own loop:
-    `fill` makes its table, `test` is what an element's row `_r` decides it by, once
-    `settled` holds (else "False"), `setup` what the test looks up first (lines at
-    indentation 1)."""
+    `fill` makes its table, `test` is what an element's row (read into `target`)
+    decides it by, once `settled` holds (else "False"), `setup` what the test looks up
+    first (lines at indentation 1)."""
 
     fill: str
+    target: str
     reduce: str
     test: str
     settled: str
@@ -187,7 +201,7 @@ class MapTables:
         x = self.x
         if not x.c.effect_free(e.body) or e.source in x.an.conversions:
             return []
-        calls = tabled_calls(x.an, e, x.c.static_names, x.c.overloads)
+        calls = tabled_parts(x.an, e, x.c.static_names, x.c.overloads)
         if not calls:
             return self.nested(e, slot, reduce)
         fill = x.ns.fresh("fill")
@@ -212,15 +226,16 @@ class MapTables:
         # (Only the map's body reads its element's slot: where it reads only the table, the
         # slot need not be written.)
         reads = f"L[{slot}]" in fast
-        loop = ["        for _r in _tr[0]:"] if not reads and e.kind == "map" \
-            else ["        for x, _r in zip(xs, _tr[0]):", *([f"            L[{slot}] = x"] if reads else [])]  # fmt: skip
+        row = row_target(len(calls))
+        loop = [f"        for {row} in _tr[0]:"] if not reads and e.kind == "map" \
+            else [f"        for x, {row} in zip(xs, _tr[0]):", *([f"            L[{slot}] = x"] if reads else [])]  # fmt: skip
         if reduce is None:
             return [*head, "        out = []", *loop, f"            {fast}", "        return tuple(out)"]
         # Nothing left that can fail once the kept values are computed.
         settled = "False" if may_fail(rest) else " and ".join(f"{h} is not UNSET" for h in kept) or "True"
         test = f"not ({fast})" if reduce == "all" else fast
         if not reads:
-            self.tabled[id(e)] = Tabled(fill, reduce, test, settled, tuple(setup))
+            self.tabled[id(e)] = Tabled(fill, row, reduce, test, settled, tuple(setup))
         return [*head, f"        _res = {reduce == 'all'}", *loop,
                 *_decide("            ", test, reduce, settled, "_res", "return"),
                 "        return _res"]  # fmt: skip
@@ -246,7 +261,7 @@ class MapTables:
             f"        rows.append({t.fill}(m, L, x))", "    return tuple(rows)",
         ], f"static calls of the maps at line {e.pos[0]}")  # fmt: skip
         inner_loop = [
-            f"            _ri = {t.reduce == 'all'}", "            for _r in _rr:",
+            f"            _ri = {t.reduce == 'all'}", f"            for {t.target} in _rr:",
             *_decide("                ", t.test, t.reduce, t.settled, "_ri", "break"),
         ]  # fmt: skip
         head = _hit(x.ns.const({}, "tab"), fill, list(t.setup))
