@@ -34,6 +34,7 @@ fn full(Player p, [int] line) => all(line map (i: at(i).owner == p))
 fn has_line(Player p) => some(LINES map (line: all(line map (i: at(i).owner == p))))
 fn no_line(Player p) => all(LINES map (line: some(line map (i: at(i).owner != p))))
 fn each_line(Player p) -> [bool] => LINES map (line: all(line map (i: at(i).owner == p)))
+fn won(Player p) -> [[int]] => LINES filter (line: all(line map (i: at(i).owner == p)))
 fn broken(Player p) => some(MORE map (line: all(line map (i: at(i).owner == p))))
 fn owners([int] xs) -> [Player?] => xs map (i: at(i).owner)
 fn labels([int] xs) -> [str] => xs map (i: str(i) + ":" + str(at(i).index + at(i + 1).index))
@@ -54,6 +55,7 @@ main() {
     print(has_line(Player[1]), no_line(Player[1]), each_line(Player[1]))
     Sq[3].owner = Player[1]
     print(has_line(Player[1]), no_line(Player[1]), each_line(Player[1]), has_line(Player[2]))
+    print(won(Player[1]), won(Player[2]))
     print(owners([3, 1, 8]), labels([3, 1]), odd([1, 2, 3, 4, 7]))
     print(some([4, 1] map (i: at(i).owner == Player[1])), all([1, 4] map (i: at(i).owner == Player[1])))
     print(sums([[1, 2], [4, 1]]), gaps([[1, 2], [3, 2], [2, 3]]), sums([]))
@@ -122,11 +124,11 @@ def test_only_unconditional_calls_of_the_element_alone_are_tabled() -> None:
         "fn other([int] xs, int k) -> [int] => xs map (i: at(k).index + at(i).index)\n"
         "fn odd(",
     )  # fmt: skip
-    # full; has_line, no_line, each_line and broken: the outer map (its element is a map,
+    # full; has_line, no_line, each_line, won and broken: the outer map (its element is a map,
     # tabled as a nested map) and the inner one; owners; labels (two calls); cond (under
     # `and`: none); other (at(i) only); odd; weighed; sums (d[1], -d[2]); gaps (two
     # calls); main's all and some.
-    assert _counts(program) == [1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 2, 0, 1, 1, 1, 2, 2, 1, 1]
+    assert _counts(program) == [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 2, 0, 1, 1, 1, 2, 2, 1, 1]
 
 
 @pytest.mark.parametrize(("source", "fails"), [

@@ -1,4 +1,4 @@
-"""Static calls of a map's element, tabled per instance version.
+"""Static calls and parts of a map's element, tabled per instance version.
 
 In `has_line`'s `line map (i: at(i).mark == p.symbol)` the call `at(i)` reads only the
 element and fixed data: a static function, memoised per instance version. The map
@@ -6,14 +6,22 @@ still looks it up in the memo for every element (a key tuple, a dict lookup and 
 depth-limit test of a hit). Here the map keeps, per (instance version, list), the
 results of such calls for every element of the list -- one table lookup and one
 depth test per map instead of one per element -- so the element reads `at(i)` as a
-plain value, as a board indexed by ints would.
+plain value, as a board indexed by ints would. Parts of the element (`d[1]`, `-d[2]`
+in `DIRECTIONS filter (d: ...)`) are kept the same way, without their index tests.
+
+`all`/`some` of such a map stop at the element that decides them once nothing left can
+fail (the element's remaining code calls no helper and computes nothing, and the values
+kept for every element, codegen/hoist.py, are computed): the elements skipped would
+have been evaluated without effect or error. A map whose element is `all`/`some` of
+such a map of it (`LINES map (line: all(line map (i: ...)))`) keeps one table of the
+inner map's tables and runs the inner loop in its own.
 
 Everything observable stays:
 
-* only calls evaluated for every element are tabled (not under a condition, nor the
-  right side of `and`/`or`), of a static function whose arguments read nothing but the
-  element and constants: each call gives the same value wherever the element's body
-  would have made it;
+* only what every element evaluates is tabled (not under a condition, nor the right
+  side of `and`/`or`): calls of a static function, and parts of the element, whose
+  arguments read nothing but the element and constants -- each gives the same value
+  wherever the element's body would have computed it;
 * the table is filled by running those calls, in element order, at the map's own call
   level; when any of them fails, or the call depth a stored table needed does not fit
   under the limit from here, the map runs as before and fails where it would have;
@@ -142,10 +150,10 @@ def may_fail(source: str) -> bool:
     return HELPER_CALL.search(text) is not None or any(op in text for op in "+-*/%")
 
 
-def fill_lines(name: str, slot: int, calls: list[str]) -> list[str]:
-    """A function `name(m, L, xs)` giving the tabled calls' values for each element of
-    `xs` (one value per element for one call, else a tuple per element)."""
-    row = calls[0] if len(calls) == 1 else "(" + "".join(f"{c}, " for c in calls) + ")"
+def fill_lines(name: str, slot: int, parts: list[str]) -> list[str]:
+    """A function `name(m, L, xs)` giving the tabled values for each element of `xs`
+    (one value per element for one part, else a tuple per element)."""
+    row = parts[0] if len(parts) == 1 else "(" + "".join(f"{c}, " for c in parts) + ")"
     return [
         f"def {name}(m, L, xs):",
         "    rows = []",
@@ -201,13 +209,13 @@ class MapTables:
         x = self.x
         if not x.c.effect_free(e.body) or e.source in x.an.conversions:
             return []
-        calls = tabled_parts(x.an, e, x.c.static_names, x.c.overloads)
-        if not calls:
+        parts = tabled_parts(x.an, e, x.c.static_names, x.c.overloads)
+        if not parts:
             return self.nested(e, slot, reduce)
         fill = x.ns.fresh("fill")
-        x.ns.define(fill, fill_lines(fill, slot, [x.src(c) for c in calls]),
-                    f"static calls of the {e.kind} at line {e.pos[0]}")  # fmt: skip
-        for c, r in zip(calls, row_reads(len(calls)), strict=True):
+        x.ns.define(fill, fill_lines(fill, slot, [x.src(c) for c in parts]),
+                    f"tabled parts of the {e.kind} at line {e.pos[0]}")  # fmt: skip
+        for c, r in zip(parts, row_reads(len(parts)), strict=True):
             x.kept[id(c)] = r
         tab = x.ns.const({}, "tab")
         self.escaped = False
@@ -226,7 +234,7 @@ class MapTables:
         # (Only the map's body reads its element's slot: where it reads only the table, the
         # slot need not be written.)
         reads = f"L[{slot}]" in fast
-        row = row_target(len(calls))
+        row = row_target(len(parts))
         loop = [f"        for {row} in _tr[0]:"] if not reads and e.kind == "map" \
             else [f"        for x, {row} in zip(xs, _tr[0]):", *([f"            L[{slot}] = x"] if reads else [])]  # fmt: skip
         if reduce is None:
@@ -246,7 +254,8 @@ class MapTables:
         the inner map's tables, and the inner loop run in place of its function."""
         x = self.x
         body = e.body
-        if not (isinstance(body, A.Call) and len(body.args) == 1
+        if not (e.kind == "map" and isinstance(body, A.Call) and len(body.args) == 1
+                and body not in x.an.conversions
                 and isinstance(inner := body.args[0].value, A.FilterMap)
                 and isinstance(name := inner.source, A.Name)):  # fmt: skip
             return []
@@ -259,7 +268,7 @@ class MapTables:
         x.ns.define(fill, [
             f"def {fill}(m, L, xs):", "    rows = []", "    for x in xs:", f"        L[{slot}] = x",
             f"        rows.append({t.fill}(m, L, x))", "    return tuple(rows)",
-        ], f"static calls of the maps at line {e.pos[0]}")  # fmt: skip
+        ], f"tabled parts of the maps at line {e.pos[0]}")  # fmt: skip
         inner_loop = [
             f"            _ri = {t.reduce == 'all'}", f"            for {t.target} in _rr:",
             *_decide("                ", t.test, t.reduce, t.settled, "_ri", "break"),
