@@ -144,8 +144,32 @@ def table(
     return entry
 
 
+def loop_table(
+    m: Machine, tab: dict[Any, Any], key: Any, walk: Any, L: list[Any], level: int,
+) -> tuple[Any, int]:  # fmt: skip
+    """A loop's table of its walk for `key` (codegen/loops.py), made by `walk` at call
+    level `level` and stored with the depth it needed; its rows are None when the walk
+    failed or ran too long (the loop then runs as before, and fails where it would have)."""
+    outer = m.peak
+    m.peak = level
+    try:
+        rows = walk(m, L)
+    except (RunError, RecursionError, MemoryError, NumberTooLong):
+        rows = None
+    finally:
+        used = m.peak - level
+        if outer > m.peak:
+            m.peak = outer
+    if len(tab) >= MEMO_LIMIT:
+        tab.clear()
+    entry = (rows, used)
+    tab[key] = entry
+    return entry
+
+
 HELPERS: dict[str, Any] = {
     "_table": table,
+    "_loop_table": loop_table,
     "_up": up,
     "_span": span,
     "_filterfalse": filterfalse,
