@@ -37,11 +37,21 @@ _LOOP = re.compile(r"^\s*(while|for) ", re.MULTILINE)
 
 def hoisted_store(body: list[str]) -> list[str]:
     """A wrapper body with the dict of each property it reads more than once (or inside
-    a loop) looked up once at the start: a machine's store never replaces a dict."""
-    text = without_literals("\n".join(body))
-    pids = _STORE.findall(text)
-    loop = _LOOP.search(text) is not None
-    hoist = sorted({p for p in pids if loop or pids.count(p) > 1}, key=int)
+    a loop, or a loop's condition) looked up once at the start: a machine's store never
+    replaces a dict."""
+    pids: list[str] = []
+    loops: list[int] = []  # the indentation of each loop the line is in
+    for line in body:
+        code = without_literals(line)
+        indent = len(code) - len(code.lstrip(" "))
+        while loops and indent <= loops[-1]:
+            loops.pop()
+        header = _LOOP.match(code) is not None
+        # (A read inside a loop, or in its header, counts as many.)
+        pids += _STORE.findall(code) * (2 if loops or header else 1)
+        if header:
+            loops.append(indent)
+    hoist = sorted({p for p in pids if pids.count(p) > 1}, key=int)
     if not hoist:
         return body
     wanted = set(hoist)
@@ -91,14 +101,37 @@ def python_locals(body: list[str], nlocals: int) -> list[str] | None:
 
 def positional_locals(body: list[str], nlocals: int, nargs: int) -> list[str] | None:
     """`python_locals` for a wrapper whose arguments arrive as the Python parameters
-    `_L0`..: the other slots start as none, as in a fresh frame; None where the body uses
-    the list itself."""
+    `_L0`..: the other slots start as none, as in a fresh frame (except those the body's
+    first lines set before anything reads them); None where the body uses the list
+    itself."""
     body_locals = python_locals(body, nlocals)
     if body_locals is None:
         return None
-    rest = [f"_L{k}" for k in range(nargs, nlocals)]
+    lines = body_locals[1:] if nlocals else body_locals
+    first = set_first(lines, nargs)
+    rest = [f"_L{k}" for k in range(nargs, nlocals) if k not in first]
     start = [f"        {' = '.join(rest)} = None"] if rest else []
-    return start + (body_locals[1:] if nlocals else body_locals)
+    return start + lines
+
+
+_SET_LOCAL = re.compile(r"        _L(\d+) = (.*)")
+_READ_LOCAL = re.compile(r"(?<![\w.])_L(\d+)\b")
+
+
+def set_first(body: list[str], nargs: int) -> set[int]:
+    """The locals a body's first lines set, one after another, before anything can read
+    them (each value reads only the arguments and the locals set above it): they need
+    not start as none."""
+    done: set[int] = set()
+    for line in body:
+        got = _SET_LOCAL.fullmatch(line)
+        if got is None:
+            break
+        reads = {int(k) for k in _READ_LOCAL.findall(without_literals(got[2]))}
+        if any(k >= nargs and k not in done for k in reads):
+            break
+        done.add(int(got[1]))
+    return done
 
 
 def depth_free(body: list[str]) -> bool:

@@ -32,8 +32,8 @@ The rule, for any loop (checked here, so it holds for every program):
   `static_parts`) from walked and unassigned locals;
 * the table is filled by simulating the walk at the loop's own call level; when the
   simulation fails (a run-time error, a value too large, the call depth), or takes more
-  than `STEPS` steps (the loop may stop only by a break), the entry records that and
-  the loop runs as before -- and fails, or stops, where it would have;
+  than `STEPS` steps (the loop may stop only by a break), the entry records that (as a
+  depth no call fits under) and the loop runs as before -- and fails, or stops, where it would have;
 * the body's own statements (the assignments, also of the walked locals) still run
   at every step, so every local holds after the loop what it held before;
 * like a memo hit, a table hit raises `peak` by the deepest level its calls reached;
@@ -232,8 +232,15 @@ class LoopTables:
             x.kept = outer
         if x.tables.escaped:
             return None
-        slow = [f"{pad}    while {x.cond(s.cond)}:"]
-        b.block(s.body, slow, depth + 2)
+        # (The loop as before runs only where the table cannot be used: its calls go
+        # through their wrappers, so that a wrapper's body need not test its level
+        # for inlined calls on the table's path, codegen/calls.py `settled_level`.)
+        x.plain_calls = True
+        try:
+            slow = [f"{pad}    while {x.cond(s.cond)}:"]
+            b.block(s.body, slow, depth + 2)
+        finally:
+            x.plain_calls = False
         tab = ns.const({}, "loop")
         sim = self.simulation(s, plan, rows)
         fill = ns.fresh("cw")
@@ -253,7 +260,7 @@ class LoopTables:
             f"{pad}{t} = {tab}.get((m.inst_version, {reads}, ))",
             f"{pad}if {t} is None and not m.tracing:",
             f"{pad}    {t} = {fill}(m, {s.pos!r}, {reads})",
-            f"{pad}if {t} is not None and {t}[0] is not None and not m.tracing"
+            f"{pad}if {t} is not None and not m.tracing"
             f" and ({tp} := _level + {t}[1]) < {CALL_DEPTH_LIMIT}:",
             f"{pad}    if {tp} > m.peak:",
             f"{pad}        m.peak = {tp}",

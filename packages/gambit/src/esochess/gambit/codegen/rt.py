@@ -17,7 +17,7 @@ from esochess.gambit.compiler.runtime import (
     plain,
     truthy,
 )
-from esochess.gambit.limits import OUT_OF_MEMORY
+from esochess.gambit.limits import CALL_DEPTH_LIMIT, OUT_OF_MEMORY
 from esochess.gambit.machine import MEMO_LIMIT, Machine
 from esochess.gambit.program import Code, Overload
 from esochess.gambit.results import GameEnd, IllegalSignal, Result, RunError
@@ -148,8 +148,9 @@ def loop_table(
     m: Machine, tab: dict[Any, Any], key: Any, walk: Any, L: list[Any], level: int,
 ) -> tuple[Any, int]:  # fmt: skip
     """A loop's table of its walk for `key` (codegen/loops.py), made by `walk` at call
-    level `level` and stored with the depth it needed; its rows are None when the walk
-    failed or ran too long (the loop then runs as before, and fails where it would have)."""
+    level `level` and stored with the depth it needed -- the depth limit itself when the
+    walk failed or ran too long (the loop then runs as before, and fails where it would
+    have)."""
     outer = m.peak
     m.peak = level
     try:
@@ -162,7 +163,8 @@ def loop_table(
             m.peak = outer
     if len(tab) >= MEMO_LIMIT:
         tab.clear()
-    entry = (rows, used)
+    # (A failed walk needs more depth than any call has: the loop runs as before.)
+    entry = (rows, used) if rows is not None else ((), CALL_DEPTH_LIMIT)
     tab[key] = entry
     return entry
 
