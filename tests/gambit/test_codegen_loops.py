@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_codegen_tables import run_both
 
 from esochess.gambit.cli import main
 
@@ -142,17 +143,6 @@ FAILING = WALKS.rstrip().removesuffix("}") + (
 # Calls of the tabled loop at the depth limit.
 DEEPER = WALKS.replace("deep(994, Player[1]))", "deep(994, Player[1]))\n" + "".join(
     f"    print(deep({n}, Player[1]))\n" for n in range(995, 999)))
-
-
-def run_both(program: str, tmp_path: Path, *args: str) -> list[tuple[int, str, str]]:
-    """`gambit run` of a program on both engines: exit code, output, error output."""
-    path = tmp_path / "p.gmb"
-    path.write_text(program, encoding="utf-8")
-    seen = []
-    for engine in ("compiled", "interpreter"):
-        r = CliRunner().invoke(main, ["run", str(path), "--seed", "1", "--engine", engine, *args])
-        seen.append((r.exit_code, r.stdout, r.stderr))
-    return seen
 
 
 @pytest.mark.parametrize("program", [WALKS, FAILING, DEEPER], ids=["walks", "failing", "deeper"])
