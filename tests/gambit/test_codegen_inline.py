@@ -328,6 +328,10 @@ def test_positional_calls_behave_as_calls(last: str, trace: bool, tmp_path: Path
     assert "called from" in seen[0][2] or "depth limit" in seen[0][2]
     source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "def _cwp" in source and "_cwp" in source.split("def _cwp")[0]
+    # `stride` sets n and i before reading them, and reads `base` once, outside its loop:
+    # neither starts as none, and the property's dict is not looked up ahead.
+    wrapper = source.split("def _cwp")[1].split("\ndef ")[0]
+    assert " = None\n" not in wrapper and " = m.store[" not in wrapper
 
 
 # Memoised traits (one with no parameters, read by name) computed by their wrapper on a
@@ -453,6 +457,19 @@ def test_store_dicts_are_looked_up_once_where_read_again() -> None:
     ]
     loop = ["        while m.store[2].get(_L0):", "            _L0 = m.store[4].get(_L0)"]
     assert hoisted_store(loop)[:2] == ["        _s2 = m.store[2]", "        _s4 = m.store[4]"]
+    before = ["        _L1 = m.store[5].get(_L0)", "        while _L1:", "            _L1 = _L1 - 1"]
+    assert hoisted_store(before) == before  # read once, before the loop
+
+
+def test_positional_wrappers_start_as_none_only_the_locals_read_before_set() -> None:
+    from esochess.gambit.codegen.calls import positional_locals, set_first
+
+    lines = ["        _L2 = _L0", "        _L3 = _L2 + 1", "        _L4 = _L5", "        _L5 = 1"]
+    assert set_first(lines, 2) == {2, 3}  # _L4's value reads _L5, not set yet
+    assert set_first(["        if _L0:", "            _L2 = 1", "        _L3 = 1"], 1) == set()
+    body = ["        L[2] = L[0]", "        L[3] = L[2] + L[4]", "        return L[3]"]
+    assert positional_locals(body, 5, 2) == [
+        "        _L3 = _L4 = None", "        _L2 = _L0", "        _L3 = _L2 + _L4", "        return _L3"]
 
 
 def test_a_body_tests_its_call_level_once_before_it_runs() -> None:

@@ -16,7 +16,6 @@ from esochess.gambit import types as T
 from esochess.gambit.analysis import LocalRef, PropRef
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.expressions import ExprSource
-from esochess.gambit.codegen.loops import LoopTables
 
 if TYPE_CHECKING:
     from esochess.gambit.codegen.compiler import SourceCompiler
@@ -30,7 +29,6 @@ class BodySource:
         self.an = compiler.an
         self.ns = ns
         self.x = exprs
-        self.loops = LoopTables(self)
 
     def function(self, name: str, body: A.Block | A.Expr, where: str) -> tuple[Any, list[str]]:
         """`def name(m, L)` for a body, and the body's lines (indentation 1); the function
@@ -113,10 +111,6 @@ class BodySource:
                 out.append(f"{pad}for L[{var}] in {x.iterated(it)}:")
                 self.block(body, out, depth + 1)
             case A.While(cond=cond, body=body):
-                tabled = self.loops.lines(s, depth)
-                if tabled is not None:
-                    out += tabled
-                    return
                 out.append(f"{pad}while {x.cond(cond)}:")
                 self.block(body, out, depth + 1)
             case A.Loop(body=body):

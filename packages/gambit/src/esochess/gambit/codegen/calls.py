@@ -22,9 +22,9 @@ from esochess.gambit.program import Code
 
 # A call in generated source, and the callees that never read the call depth: a
 # property's dict (`_s3.get`, see `hoisted_store`; `m.store[3].get` is no call of a name
-# here), memo tables and loop tables (codegen/loops.py), the value helpers, arithmetic, and `peak` (given its level).
+# here), memo tables, the value helpers, arithmetic, and `peak` (given its level).
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\(")
-_DEPTH_FREE = re.compile(r"_s\d+\.get|_memo\d+\.get|_loop\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
+_DEPTH_FREE = re.compile(r"_s\d+\.get|_memo\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
 _WRAPPER = re.compile(r"(?<![\w.])(_cwp?\d+)\(m, ")
 # The locals list, and a read or write of one of its slots.
 _LOCALS = re.compile(r"(?<![\w.])L(?!\w)")

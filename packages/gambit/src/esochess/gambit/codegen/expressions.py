@@ -114,8 +114,6 @@ class ExprSource:
         # node id -> the source that computes it once per map.
         self.kept: dict[int, str] = {}
         self.tables = MapTables(self)
-        # Set while generating code that rarely runs: calls go through their wrappers.
-        self.plain_calls = False
 
     # ------------------------------------------------------------------ entry points
 
@@ -336,7 +334,7 @@ class ExprSource:
             tests = [(i, t) for i, t in group[0].tests
                      if t is not not_none or self.may_be_none(e.args[i].value)]  # fmt: skip
             g = self.ns.const(group, "group")
-            leaf = None if self.plain_calls else self.c.calls.inline.get(id(code))
+            leaf = self.c.calls.inline.get(id(code))
             body = body_expression(leaf, len(parts), self.temp) if leaf is not None and all(
                 t is not_none for _, t in tests) else None  # fmt: skip
             if body is not None:

@@ -17,7 +17,7 @@ from esochess.gambit.compiler.runtime import (
     plain,
     truthy,
 )
-from esochess.gambit.limits import CALL_DEPTH_LIMIT, OUT_OF_MEMORY
+from esochess.gambit.limits import OUT_OF_MEMORY
 from esochess.gambit.machine import MEMO_LIMIT, Machine
 from esochess.gambit.program import Code, Overload
 from esochess.gambit.results import GameEnd, IllegalSignal, Result, RunError
@@ -121,54 +121,31 @@ def up(wrapper: Any, m: Machine, pos: tuple[int, int], *args: Any) -> Any:
         m.depth -= 1
 
 
-def _filled(m: Machine, level: int, fill: Any, *args: Any) -> tuple[Any, int]:
-    """`fill(m, *args)` run at call level `level`: its value (None when it failed) and
-    the call depth it needed above `level`, measured as a memo entry's is."""
-    outer = m.peak
-    m.peak = level
-    try:
-        return fill(m, *args), m.peak - level
-    except (RunError, RecursionError, MemoryError, NumberTooLong):
-        return None, m.peak - level
-    finally:
-        if outer > m.peak:
-            m.peak = outer
-
-
 def table(
     m: Machine, tab: dict[Any, Any], key: Any, fill: Any, L: list[Any], xs: Any, level: int,
 ) -> tuple[Any, int] | None:  # fmt: skip
     """A map's table of static calls for `key` (codegen/tables.py), made by `fill` at
     call level `level` and stored with the depth it needed; None when a call failed
     (the map then runs as before, and fails where it would have)."""
-    entry = _filled(m, level, fill, L, xs)
-    if entry[0] is None:
+    outer = m.peak
+    m.peak = level
+    try:
+        rows = fill(m, L, xs)
+    except (RunError, RecursionError, MemoryError, NumberTooLong):
         return None
+    finally:
+        used = m.peak - level
+        if outer > m.peak:
+            m.peak = outer
     if len(tab) >= MEMO_LIMIT:
         tab.clear()
-    tab[key] = entry
-    return entry
-
-
-def loop_table(
-    m: Machine, tab: dict[Any, Any], key: Any, walk: Any, L: list[Any], level: int,
-) -> tuple[Any, int]:  # fmt: skip
-    """A loop's table of its walk for `key` (codegen/loops.py), made by `walk` at call
-    level `level` and stored with the depth it needed -- the depth limit itself when the
-    walk failed or ran too long (the loop then runs as before, and fails where it would
-    have)."""
-    entry = _filled(m, level, walk, L)
-    if entry[0] is None:
-        entry = ((), CALL_DEPTH_LIMIT)  # (more depth than any call has)
-    if len(tab) >= MEMO_LIMIT:
-        tab.clear()
+    entry = (rows, used)
     tab[key] = entry
     return entry
 
 
 HELPERS: dict[str, Any] = {
     "_table": table,
-    "_loop_table": loop_table,
     "_up": up,
     "_span": span,
     "_filterfalse": filterfalse,

@@ -34,7 +34,6 @@ Everything observable stays:
 from __future__ import annotations
 
 import re
-from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -72,16 +71,6 @@ def tabled_parts(
     slot = an.binders.get(e)
     if slot is None or not hashable(an.types.get(e.source)):
         return []
-    return static_parts(an, e.body, {slot}, static, groups)
-
-
-def static_parts(
-    an: Analysis, body: A.Expr, slots: Container[int], static: set[str],
-    groups: dict[str, list[Overload]],
-) -> list[A.Expr]:  # fmt: skip
-    """What `body` computes wherever it runs (not under a condition, nor the right side
-    of `and`/`or`) from the local `slots` and constants alone: calls of static functions,
-    and parts of a slot's value (`d[1]`, `-d[2]`), each reading at least one slot."""
 
     def element_only(x: A.Expr) -> bool:
         reads = False
@@ -92,7 +81,7 @@ def static_parts(
                 return False
             if isinstance(n, A.Name):
                 ref = an.resolved.get(n)
-                if isinstance(ref, LocalRef) and ref.slot in slots:
+                if isinstance(ref, LocalRef) and ref.slot == slot:
                     reads = True
                 elif not isinstance(ref, EnumRef):
                     return False
@@ -149,7 +138,7 @@ def static_parts(
             case _:
                 pass
 
-    visit(body)
+    visit(e.body)
     return found
 
 
