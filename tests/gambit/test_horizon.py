@@ -233,9 +233,61 @@ main() {
                 legal = legal_options(m, out)
                 seen.append([o.key for o in legal])
                 m, out = adopt(m, legal[-1])
+            scan = next(fn for _, fn in predicate._MADE.values())
+            # The `else` is a jump out of the `if`'s lines: skip-index lines (`s`) there.
+            assert not generated or "s" in scan.__code__.co_varnames
         if generated:
             expected = seen
     assert seen == expected == [[1, 2, 5], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6]]
+
+
+def test_nested_ifs_in_a_predicate_become_nested_python_ifs() -> None:
+    """Where each `if` of a legality test (no `else`) skips only lines inside it, the
+    generated scan is nested Python `if`s with no skip index `s` (nor the jump to the next
+    line a block ends with); it decides as the instruction loop does, on both engines."""
+    src = """players 2
+state int [total] = 0
+main() {
+    current = Player[1]
+    loop {
+        x = current choose 1..9
+        y = x * 3
+        if x % 2 == 0 {
+            if x > total % 7 + 2: illegal
+            z = y + total
+            if z % 5 == 0 {
+                if x != 8: illegal
+            }
+        }
+        if y == 9: illegal
+        total += x
+        current = next_player(current)
+    }
+}
+"""
+    seen = []
+    for engine in ("compiled", "interpreter"):
+        program, errors = compile_source(src, "p.gmb", engine)
+        assert program is not None, errors
+        for generated in (True, False):
+            with predicates(generated):
+                m = Machine(program, seed=0, players=2)
+                out = m.run_until_decision()
+                keys = []
+                for step in range(8):
+                    assert isinstance(out, Decision)
+                    assert predicate.predicate_stop(m) is not None
+                    legal = legal_options(m, out)
+                    keys.append([o.key for o in legal])
+                    m, out = adopt(m, legal[step % len(legal)])
+                scans = [fn for _, fn in predicate._MADE.values()]
+            assert len(scans) == 1
+            assert not generated or "s" not in scans[0].__code__.co_varnames
+            seen.append(keys)
+    assert all(keys == seen[0] for keys in seen)
+    # Each `illegal` decides somewhere: 3 (y == 9), 4 and 6 (x > total % 7 + 2), 8 (z % 5).
+    assert seen[0] == [[1, 2, 5, 7, 9]] * 5 + [[1, 4, 5, 7, 9], [1, 2, 4, 5, 6, 7, 9],
+                                              [1, 4, 5, 6, 7, 8, 9]]  # fmt: skip
 
 
 def test_a_run_time_error_in_a_legality_predicate_names_the_option_on_both_engines() -> None:

@@ -102,6 +102,9 @@ class _Failed(Exception):
 
 _FAILS = (RunError, RecursionError, MemoryError, NumberTooLong)
 
+_NESTING = 20
+"""The deepest `if`s a generated scan nests (Python's parser has a limit)."""
+
 Scan = Callable[[Machine, list[Any], Sequence[Any], Sequence[Key]], list[tuple[Key, list[Any] | None]]]
 """`scan(m, locals, options, keys)`: the legal keys with their locals (see `legal_keys`)."""
 
@@ -153,14 +156,15 @@ def _chosen(options: Sequence[Any], key: Key) -> Any:
 def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None:
     """`_scanner` as generated code; None when a jump goes backwards.
 
-    Where every jump goes forward, each instruction becomes one line, guarded once a jump
-    came before it: `s` is the index execution skips to, so the instructions a taken jump
-    passes over do not run, and those from its target on do. A generated expression (the compiled engine's, see
-    `RETURNS`) is pasted into its line, in the namespace of its program; any other
-    instruction function is called.
+    Where the jumps nest (`_nested`: each conditional jump skips a run of lines whose own
+    jumps stay inside it), the lines are nested Python `if`s. Otherwise, where every jump
+    goes forward, each instruction becomes one line, guarded once a jump came before it:
+    `s` is the index execution skips to, so the instructions a taken jump passes over do
+    not run, and those from its target on do. A generated expression (the compiled
+    engine's, see `RETURNS`) is pasted into its line, in the namespace of its program; any
+    other instruction function is called.
     """
     names: dict[str, Any] = {}
-    body: list[str] = []
     prelude: set[str] = set()
     scopes: set[int] = set()
 
@@ -176,30 +180,71 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
         prelude.add(level)
         return f"({expr})"
 
-    jumped = False  # no jump before this line: it always runs, unguarded
-    for k in range(pc, stop):
-        ins = _plain(instrs[k])
-        op = ins[0]
-        guard = f"            if s <= {k}"
-        line = f"{guard}: " if jumped else "            "
-        if op == OP_SET:
-            body.append(f"{line}L[{ins[1]}] = {use(k, ins[2])}")
-        elif op == OP_EXEC and isinstance(ins[1], SayIllegal):
-            body.append(f"{line}continue")
-        elif op == OP_EXEC:
-            body.append(f"{line}{use(k, ins[1])}")
-        elif op == OP_JF:
-            if ins[2] <= k:
+    def nested(a: int, b: int, pad: str) -> list[str] | None:
+        """Lines a..b as nested `if`s, or None where a jump leaves its run (or they nest
+        deeper than `_NESTING`)."""
+        out: list[str] = []
+        k = a
+        while k < b:
+            ins = _plain(instrs[k])
+            op = ins[0]
+            if op == OP_SET:
+                out.append(f"{pad}L[{ins[1]}] = {use(k, ins[2])}")
+            elif op == OP_EXEC and isinstance(ins[1], SayIllegal):
+                out.append(f"{pad}continue")
+            elif op == OP_EXEC:
+                out.append(f"{pad}{use(k, ins[1])}")
+            elif op == OP_JF:
+                # Not taken (the condition holds): the lines up to its target run.
+                end = ins[2]
+                if not k < end <= b or len(pad) >= 4 * _NESTING:
+                    return None
+                inner = nested(k + 1, end, pad + "    ")
+                if inner is None:
+                    return None
+                out += [f"{pad}if {use(k, ins[1])}:", *(inner or [f"{pad}    pass"])]
+                k = end
+                continue
+            elif ins[1] != k + 1:  # a jump to the next line is no jump
                 return None
-            cond = f"{guard} and not {use(k, ins[1])}" if jumped else f"            if not {use(k, ins[1])}"
-            body.append(f"{cond}: s = {ins[2]}")
-            jumped = True
-        else:
-            assert op == OP_JUMP
-            if ins[1] <= k:
-                return None
-            body.append(f"{line}s = {ins[1]}")
-            jumped = True
+            k += 1
+        return out
+
+    def guarded() -> list[str] | None:
+        """Lines pc..stop, each guarded by `s` once a jump came before it; None when a
+        jump goes backwards."""
+        out: list[str] = []
+        jumped = False  # no jump before this line: it always runs, unguarded
+        for k in range(pc, stop):
+            ins = _plain(instrs[k])
+            op = ins[0]
+            guard = f"            if s <= {k}"
+            line = f"{guard}: " if jumped else "            "
+            if op == OP_SET:
+                out.append(f"{line}L[{ins[1]}] = {use(k, ins[2])}")
+            elif op == OP_EXEC and isinstance(ins[1], SayIllegal):
+                out.append(f"{line}continue")
+            elif op == OP_EXEC:
+                out.append(f"{line}{use(k, ins[1])}")
+            elif op == OP_JF:
+                if ins[2] <= k:
+                    return None
+                cond = f"{guard} and not {use(k, ins[1])}" if jumped else f"            if not {use(k, ins[1])}"
+                out.append(f"{cond}: s = {ins[2]}")
+                jumped = True
+            else:
+                assert op == OP_JUMP
+                if ins[1] <= k:
+                    return None
+                out.append(f"{line}s = {ins[1]}")
+                jumped = True
+        return ["            s = 0", *out] if jumped else out
+
+    body = nested(pc, stop, "            ")
+    if body is None:
+        body = guarded()
+    if body is None:
+        return None
     dest = instrs[pc - 1][2]
     names.update(_IllegalSignal=IllegalSignal, _Failed=_Failed, _FAILS=_FAILS, _chosen=_chosen)
     lines = ["def scan(m, L0, options, keys):", "    found = []"]
@@ -208,7 +253,7 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
     lines += ["    for key in keys:", "        m.skipped_print = False", "        L = list(L0)"]
     if dest >= 0:
         lines.append(f"        L[{dest}] = options[key - 1] if type(key) is int else _chosen(options, key)")
-    lines += ["        try:", *(["            s = 0"] if jumped else []), *body,
+    lines += ["        try:", *body,
               "        except _IllegalSignal:", "            continue",
               "        except _FAILS as exc:", "            raise _Failed(key, exc) from None",
               "        found.append((key, None if m.skipped_print else L))", "    return found"]  # fmt: skip
