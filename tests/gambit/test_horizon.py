@@ -202,6 +202,27 @@ def predicates(generated: bool) -> Iterator[None]:
         predicate._MADE.clear()
 
 
+def _scanned(
+    program: Program, generated: bool, steps: int, last: bool
+) -> tuple[list[list[object]], predicate.Scan]:
+    """The legal keys of the first `steps` decisions of a two-player game (playing the
+    last legal option, or option `step` modulo their number), each decided by the one
+    legality scan of its `choose`, made as generated code or not; and that scan."""
+    with predicates(generated):
+        m = Machine(program, seed=0, players=2)
+        out = m.run_until_decision()
+        keys: list[list[object]] = []
+        for step in range(steps):
+            assert isinstance(out, Decision)
+            assert predicate.predicate_stop(m) is not None
+            legal = legal_options(m, out)
+            keys.append([o.key for o in legal])
+            m, out = adopt(m, legal[-1 if last else step % len(legal)])
+        scans = [fn for _, fn in predicate._MADE.values()]
+    assert len(scans) == 1
+    return keys, scans[0]
+
+
 def test_generated_predicates_agree_with_running_the_instructions() -> None:
     """predicate.py turns a predicate's instructions into one function; with an `if`/`else`
     in the test (a forward jump over the `else`), it decides as the instruction loop does."""
@@ -223,21 +244,10 @@ main() {
 }
 """
     program = compiled(src)
-    for generated in (True, False):
-        with predicates(generated):
-            m = Machine(program, seed=0, players=2)
-            out = m.run_until_decision()
-            seen = []
-            for _ in range(4):
-                assert isinstance(out, Decision)
-                legal = legal_options(m, out)
-                seen.append([o.key for o in legal])
-                m, out = adopt(m, legal[-1])
-            scan = next(fn for _, fn in predicate._MADE.values())
-            # The `else` is a jump out of the `if`'s lines: skip-index lines (`s`) there.
-            assert not generated or "s" in scan.__code__.co_varnames
-        if generated:
-            expected = seen
+    expected, scan = _scanned(program, True, 4, last=True)
+    # The `else` is a jump out of the `if`'s lines: skip-index lines (`s`) there.
+    assert "s" in scan.__code__.co_varnames
+    seen, _ = _scanned(program, False, 4, last=True)
     assert seen == expected == [[1, 2, 5], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6]]
 
 
@@ -270,19 +280,8 @@ main() {
         program, errors = compile_source(src, "p.gmb", engine)
         assert program is not None, errors
         for generated in (True, False):
-            with predicates(generated):
-                m = Machine(program, seed=0, players=2)
-                out = m.run_until_decision()
-                keys = []
-                for step in range(8):
-                    assert isinstance(out, Decision)
-                    assert predicate.predicate_stop(m) is not None
-                    legal = legal_options(m, out)
-                    keys.append([o.key for o in legal])
-                    m, out = adopt(m, legal[step % len(legal)])
-                scans = [fn for _, fn in predicate._MADE.values()]
-            assert len(scans) == 1
-            assert not generated or "s" not in scans[0].__code__.co_varnames
+            keys, scan = _scanned(program, generated, 8, last=False)
+            assert not generated or "s" not in scan.__code__.co_varnames
             seen.append(keys)
     assert all(keys == seen[0] for keys in seen)
     # Each `illegal` decides somewhere: 3 (y == 9), 4 and 6 (x > total % 7 + 2), 8 (z % 5).

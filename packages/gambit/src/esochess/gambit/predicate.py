@@ -180,6 +180,14 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
         prelude.add(level)
         return f"({expr})"
 
+    def statement(k: int, ins: tuple[Any, ...]) -> str | None:
+        """The Python statement of instruction `k` (`ins`); None for a jump."""
+        if ins[0] == OP_SET:
+            return f"L[{ins[1]}] = {use(k, ins[2])}"
+        if ins[0] == OP_EXEC:
+            return "continue" if isinstance(ins[1], SayIllegal) else use(k, ins[1])
+        return None
+
     def nested(a: int, b: int, pad: str) -> list[str] | None:
         """Lines a..b as nested `if`s, or None where a jump leaves its run (or they nest
         deeper than `_NESTING`)."""
@@ -187,14 +195,10 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
         k = a
         while k < b:
             ins = _plain(instrs[k])
-            op = ins[0]
-            if op == OP_SET:
-                out.append(f"{pad}L[{ins[1]}] = {use(k, ins[2])}")
-            elif op == OP_EXEC and isinstance(ins[1], SayIllegal):
-                out.append(f"{pad}continue")
-            elif op == OP_EXEC:
-                out.append(f"{pad}{use(k, ins[1])}")
-            elif op == OP_JF:
+            line = statement(k, ins)
+            if line is not None:
+                out.append(pad + line)
+            elif ins[0] == OP_JF:
                 # Not taken (the condition holds): the lines up to its target run.
                 end = ins[2]
                 if not k < end <= b or len(pad) >= 4 * _NESTING:
@@ -217,27 +221,22 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
         jumped = False  # no jump before this line: it always runs, unguarded
         for k in range(pc, stop):
             ins = _plain(instrs[k])
-            op = ins[0]
             guard = f"            if s <= {k}"
-            line = f"{guard}: " if jumped else "            "
-            if op == OP_SET:
-                out.append(f"{line}L[{ins[1]}] = {use(k, ins[2])}")
-            elif op == OP_EXEC and isinstance(ins[1], SayIllegal):
-                out.append(f"{line}continue")
-            elif op == OP_EXEC:
-                out.append(f"{line}{use(k, ins[1])}")
-            elif op == OP_JF:
+            line = statement(k, ins)
+            if line is not None:
+                out.append(f"{guard}: {line}" if jumped else f"            {line}")
+                continue
+            if ins[0] == OP_JF:
                 if ins[2] <= k:
                     return None
-                cond = f"{guard} and not {use(k, ins[1])}" if jumped else f"            if not {use(k, ins[1])}"
-                out.append(f"{cond}: s = {ins[2]}")
-                jumped = True
+                cond = f"{guard} and not" if jumped else "            if not"
+                out.append(f"{cond} {use(k, ins[1])}: s = {ins[2]}")
             else:
-                assert op == OP_JUMP
+                assert ins[0] == OP_JUMP
                 if ins[1] <= k:
                     return None
-                out.append(f"{line}s = {ins[1]}")
-                jumped = True
+                out.append(f"{guard}: s = {ins[1]}" if jumped else f"            s = {ins[1]}")
+            jumped = True
         return ["            s = 0", *out] if jumped else out
 
     body = nested(pc, stop, "            ")
