@@ -11,10 +11,13 @@ engines differ only in speed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from esochess.gambit import ast as A
 from esochess.gambit import declarations as D
 from esochess.gambit import types as T
-from esochess.gambit.analysis import Analysis, NaryRef, PropRef
+from esochess.gambit.analysis import Analysis, NaryRef, PropRef, UserCall
 from esochess.gambit.codegen.bodies import BodySource
 from esochess.gambit.codegen.calls import CallWrappers
 from esochess.gambit.codegen.emit import Namespace
@@ -23,8 +26,12 @@ from esochess.gambit.codegen.runs import fuse_runs
 from esochess.gambit.codegen.selectors import SelectorSource
 from esochess.gambit.compiler import Compiler
 from esochess.gambit.compiler.horizon import nodes
-from esochess.gambit.program import OP_EXEC, Ev, Program, Prop
+from esochess.gambit.compiler.runtime import not_none
+from esochess.gambit.machine import Machine
+from esochess.gambit.program import OP_EXEC, Code, Ev, Program, Prop
 from esochess.gambit.resolver import FuncInfo, PropInfo
+
+Resolver = Callable[[Machine, list[Any]], tuple[Code, list[Any]]]
 
 _COSTLY = (A.Call, A.SelectorExpr, A.FilterMap, A.For, A.While, A.Loop, A.MatchStmt, A.MatchExpr,
            A.Is)
@@ -78,6 +85,40 @@ class SourceCompiler(Compiler):
         name = self.ns.fresh("spec")
         fn: Ev = self.ns.define(name, [f"def {name}(m, L):", f"    return ({parts})"],
                                 f"choose at line {e.pos[0]}")  # fmt: skip
+        return fn
+
+    def call_resolver(self, e: A.Call) -> Resolver:
+        """A pausing procedure's call with one overload: its arguments and the overload's
+        tests in one generated function (the interpreter's `resolve_tested`, at every call)."""
+        info = self.an.calls[e]
+        if not isinstance(info, UserCall):
+            return super().call_resolver(e)
+        group = [o for o in self.overloads[info.name] if len(o.info.params) == len(e.args)]
+        if len(group) != 1:
+            return super().call_resolver(e)
+        x = self.sources
+        outer, x.depth = x.depth, 0
+        try:
+            args = ", ".join(x.src(a.value) for a in e.args)
+        finally:
+            x.depth = outer
+        # An entity parameter's test that its argument is not none holds when the
+        # argument's type has no none (as at generated call sites).
+        tests = [(i, t) for i, t in group[0].tests
+                 if t is not not_none or x.may_be_none(e.args[i].value)]  # fmt: skip
+        code = self.ns.const(group[0].code)
+        if all(t is not_none for _, t in tests):
+            fails = " or ".join(f"_v[{i}] is None" for i, _ in tests)
+        else:
+            fails = f"not _passes(m, {self.ns.const(group, 'group')}, _v)"
+        name = self.ns.fresh("resolve")
+        lines = [f"def {name}(m, L):", f"    _v = [{args}]"]
+        if tests:
+            lines.append(f"    if {fails}:")
+            lines.append(f"        return _dispatch(m, {info.name!r}, "
+                         f"{self.ns.const(group, 'group')}, _v, {e.pos!r}, strict=False), _v")
+        lines.append(f"    return {code}, _v")
+        fn: Resolver = self.ns.define(name, lines, f"call at line {e.pos[0]}")
         return fn
 
     def assign(self, s: A.Assign) -> None:

@@ -369,6 +369,8 @@ class ExprSource:
                 return f"{b.direct}({args})"
             if isinstance(impl, B.Plain):
                 return f"_plain({self.ns.const(impl.fn, 'builtin')}, {e.pos!r}, {args})"
+            if isinstance(impl, B.Hosted) and b.trace is None and not b.effects & B.Effect.PRINTS:
+                return f"_hosted({self.ns.const(impl.fn, 'builtin')}, m, {e.pos!r}, [{args}])"
         return None
 
     def may_be_none(self, e: A.Expr) -> bool:
