@@ -27,6 +27,7 @@ from esochess.gambit.game import (
     parse_key,
     play_random,
 )
+from esochess.gambit.limits import deep_python_stack
 from esochess.gambit.machine import Machine
 from esochess.gambit.results import Decision, GambitRuntimeError, Result
 
@@ -252,13 +253,15 @@ class MctsPlayer:
     def _simulate(self, m: Machine, out: Outcome, seats: int) -> tuple[float, ...]:
         """Play uniformly random legal options to the end; the reward vector."""
         r = self.rng
-        while isinstance(out, Decision):
-            if m.decisions_made >= self.decision_limit:
-                break
-            played = play_random(m, out, r, rejection=True)
-            if played is None:
-                break
-            m, out = played
+        # The deep stack every machine run and legality test raises, raised once.
+        with deep_python_stack():
+            while isinstance(out, Decision):
+                if m.decisions_made >= self.decision_limit:
+                    break
+                played = play_random(m, out, r, rejection=True)
+                if played is None:
+                    break
+                m, out = played
         if isinstance(out, Result):
             return out.scores()
         return tuple(0.5 for _ in range(seats))

@@ -29,6 +29,7 @@ from esochess.gambit.game import (
     play_random,
 )
 from esochess.gambit.hashing import state_hash
+from esochess.gambit.limits import deep_python_stack
 from esochess.gambit.machine import Machine
 from esochess.gambit.openings import opening
 from esochess.gambit.parallel import GameOutcome, parallel_playouts
@@ -378,15 +379,17 @@ def random_playout(
     m, first = opening(program, seed, seats)
     rngs = [seat_rng(seed, s) for s in range(1, seats + 1)]
     outcome = settle(program, m, first)
-    while isinstance(outcome, Decision):
-        if m.decisions_made >= max_decisions:
-            return Result(seats), m
-        # The fork that explored the option is exactly the continuation: adopt it.
-        played = play_random(m, outcome, rngs[outcome.seat - 1])
-        if played is None:
-            raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
-        m, out = played
-        outcome = settle(program, m, out)
+    # The deep stack every machine run and legality test raises, raised once for the game.
+    with deep_python_stack():
+        while isinstance(outcome, Decision):
+            if m.decisions_made >= max_decisions:
+                return Result(seats), m
+            # The fork that explored the option is exactly the continuation: adopt it.
+            played = play_random(m, outcome, rngs[outcome.seat - 1])
+            if played is None:
+                raise no_legal_move(program, outcome.seat, outcome.line, outcome.col)
+            m, out = played
+            outcome = settle(program, m, out)
     return outcome, m
 
 
