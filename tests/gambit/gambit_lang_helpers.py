@@ -81,3 +81,15 @@ def errors_of(source: str, path: str = "prog.gmb") -> list[str]:
     """The headers of the compile errors of `source` (no warnings)."""
     _, diags = compile_source(source, path)
     return [d.header() for d in diags if d.severity != "warning"]
+
+
+def run_both(program: str, tmp_path: Path, *args: str) -> list[tuple[int, str, str]]:
+    """`gambit run` of a program (written to tmp_path/p.gmb) on both engines: exit code,
+    output and error output of each."""
+    path = tmp_path / "p.gmb"
+    path.write_text(program, encoding="utf-8")
+    seen = []
+    for engine in ("compiled", "interpreter"):
+        r = CliRunner().invoke(main, ["run", str(path), "--engine", engine, *args])
+        seen.append((r.exit_code, r.stdout, r.stderr))
+    return seen

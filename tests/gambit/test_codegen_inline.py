@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from gambit_lang_helpers import run_both
 
 from esochess.gambit.cli import main
 from esochess.gambit.codegen.inline import body_expression, inline_call
@@ -132,18 +133,6 @@ def test_inline_call_reads_plain_local_arguments_in_place() -> None:
 @pytest.mark.parametrize("body", ["_f(m, L)", "L[1]", "'L[0]' + L[0]"])
 def test_inline_call_refuses_other_locals_and_unparsed_literals(body: str) -> None:
     assert inline_call("_cw9", (1, 1), ["1"], body, _temps()) is None
-
-
-def run_both(program: str, tmp_path: Path, *args: str) -> list[tuple[int, str, str]]:
-    """`gambit run` of a program (written to tmp_path/p.gmb) on both engines: exit code,
-    output and error output of each."""
-    path = tmp_path / "p.gmb"
-    path.write_text(program, encoding="utf-8")
-    seen = []
-    for engine in ("compiled", "interpreter"):
-        r = CliRunner().invoke(main, ["run", str(path), "--engine", engine, *args])
-        seen.append((r.exit_code, r.stdout, r.stderr))
-    return seen
 
 
 @pytest.mark.parametrize("program", [LEAF, DEEP, SELECT], ids=["leaf", "deep", "select"])

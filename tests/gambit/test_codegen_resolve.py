@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from gambit_lang_helpers import run_both
 
 from esochess.gambit.cli import main
 
@@ -42,17 +43,6 @@ main() {
     print(y)
 }
 """
-
-
-def run_both(program: str, tmp_path: Path, *args: str) -> list[tuple[int, str, str]]:
-    """`gambit run` of `program` on both engines: exit code, output and error output."""
-    path = tmp_path / "p.gmb"
-    path.write_text(program, encoding="utf-8")
-    seen = []
-    for engine in ("compiled", "interpreter"):
-        r = CliRunner().invoke(main, ["run", str(path), "--engine", engine, *args])
-        seen.append((r.exit_code, r.stdout, r.stderr))
-    return seen
 
 
 @pytest.mark.parametrize("trace", [False, True])
