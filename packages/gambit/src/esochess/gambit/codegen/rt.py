@@ -7,8 +7,8 @@ from itertools import filterfalse
 from typing import Any
 
 from esochess.gambit import versions
-from esochess.gambit.builtins import BuiltinError
 from esochess.gambit.compiler.runtime import (
+    call_hosted,
     call_known,
     check_index,
     dispatch,
@@ -35,17 +35,6 @@ def tested(
         if not t(m, vals[i]):
             dispatch(m, name, group, vals, pos, strict=False)
     return one.code
-
-
-def hosted(fn: Any, m: Machine, pos: tuple[int, int], vals: list[Any]) -> Any:
-    """A built-in that needs the host and traces nothing, called with its argument values
-    (the interpreter's `hosted_call` after it evaluated them)."""
-    try:
-        return fn(m, vals)
-    except BuiltinError as exc:
-        raise RunError(pos, str(exc)) from None
-    except (OverflowError, ValueError) as exc:
-        raise RunError(pos, f"number out of range ({exc})") from None
 
 
 def passes(m: Machine, group: list[Overload], vals: list[Any]) -> bool:
@@ -172,7 +161,7 @@ HELPERS: dict[str, Any] = {
     "_tested": tested,
     "_passes": passes,
     "_dispatch": dispatch,
-    "_hosted": hosted,
+    "_hosted": call_hosted,
     "_memo_miss": memo_miss,
     "_index": index,
     "_superset": superset,

@@ -24,6 +24,7 @@ from esochess.gambit.compiler.common import (
 from esochess.gambit.compiler.context import CompilerLike
 from esochess.gambit.compiler.quiet import quiet_print
 from esochess.gambit.compiler.runtime import (
+    call_hosted,
     call_known,
     const,
     dispatch,
@@ -189,12 +190,7 @@ class CallRules:
 
                 def hosted_call(m: Machine, L: list[Any]) -> Any:
                     vals = [a(m, L) for a in args]
-                    try:
-                        out = hosted(m, vals)
-                    except B.BuiltinError as exc:
-                        raise RunError(pos, str(exc)) from None
-                    except (OverflowError, ValueError) as exc:
-                        raise RunError(pos, f"number out of range ({exc})") from None
+                    out = call_hosted(hosted, m, pos, vals)
                     if trace is not None and m.tracing:
                         m.trace(pos, trace(vals, m.display(out)))
                     return out

@@ -34,6 +34,17 @@ from esochess.gambit.values import (
 )
 
 
+def call_hosted(fn: Any, m: Machine, pos: tuple[int, int], vals: list[Any]) -> Any:
+    """A built-in that needs the host, called with its argument values: its errors
+    become run-time errors at `pos` (both engines call built-ins through this)."""
+    try:
+        return fn(m, vals)
+    except B.BuiltinError as exc:
+        raise RunError(pos, str(exc)) from None
+    except (OverflowError, ValueError) as exc:
+        raise RunError(pos, f"number out of range ({exc})") from None
+
+
 def truthy(v: Any) -> bool:
     """A condition's truth: bool, or an optional that is not none
     (docs/reference/gambit.md#statements)."""
