@@ -20,6 +20,32 @@ def test_help_lists_fen() -> None:
     assert "fen" in result.stdout.split("Commands:")[1]
 
 
+def test_help_lists_every_command_without_loading_the_front_ends() -> None:
+    # Each installed front end gets a line (its package's summary), and printing the list
+    # imports none of them: `esochess --help` answers at once.
+    probe = (
+        "import sys\n"
+        "from esochess.fen.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "loaded = [m for m in ('chazz', 'chespel', 'cqlvars', 'gambit', 'studio')\n"
+        "          if f'esochess.{m}.cli' in sys.modules]\n"
+        "print('loaded:', loaded)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    listing, loaded = result.stdout.split("Commands:")[1].split("loaded:")
+    rows = dict(line.split(maxsplit=1) for line in listing.splitlines() if line.strip())
+    assert sorted(rows) == ["chazz", "chespel", "cql", "fen", "gambit", "studio"]
+    assert rows["chespel"] == "Chespel: chess evaluation rules compiled into a chess engine."
+    assert rows["fen"] == "Check and draw chess positions (FEN) and CHAZZ grids."
+    assert loaded.strip() == "[]"
+
+
 def test_fen_show_prints_the_board() -> None:
     result = esochess("fen", "show", START)
     assert result.returncode == 0

@@ -46,6 +46,42 @@ class PluginGroup(click.Group):
             raise click.ClickException(f"entry point {ep.value!r} is not a click command")
         return loaded
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the subcommands without importing the front ends that are not loaded yet.
+
+        Loading all of them (python-chess, lark and each pipeline) only to print one line
+        each made `esochess --help` take half a second; such a command's line is its
+        package's one-line summary instead.
+        """
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        eps = self._entry_points()
+        rows: list[tuple[str, str]] = []
+        for name in names:
+            ep = eps.get(name)
+            if name not in self.commands and ep is not None and ep.module not in sys.modules:
+                summary = _package_summary(ep)
+                if summary:
+                    short = click.Command(name, help=summary).get_short_help_str(limit)
+                    rows.append((name, short))
+                    continue
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _package_summary(ep: EntryPoint) -> str | None:
+    """The one-line summary of the distribution that declares `ep`, if it has one."""
+    dist = ep.dist
+    if dist is None:
+        return None
+    summary: str | None = dist.metadata["Summary"]  # None when the field is missing
+    return summary.strip() or None if summary else None
+
 
 @click.group(cls=PluginGroup, context_settings=CONTEXT_SETTINGS)
 @version_option("esochess", "esochess-fen")
