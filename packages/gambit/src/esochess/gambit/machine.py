@@ -128,6 +128,8 @@ class Machine:
         # by a machine that is not silent (game.adopt), so a run-time error in a print
         # argument is still reported when the option is played.
         self.skipped_print = False
+        # Plays the decisions it can on the spot, without pausing (autoplay.py; forks: None).
+        self.autoplay: Any = None
 
     # ----------------------------------------------------------------- public API
 
@@ -153,7 +155,7 @@ class Machine:
         if raised:
             sys.setrecursionlimit(PYTHON_RECURSION_LIMIT)
         try:
-            out = self._exec(0)
+            out = self._exec(0) if self.program.drive is None else self.program.drive(self)
         except GameEnd as end:
             self.finished = end.result
             return end.result
@@ -222,6 +224,7 @@ class Machine:
         m.lookahead_seat = self.lookahead_seat
         m.silent, m.quiet = self.silent, self.quiet
         m.skipped_print = self.skipped_print
+        m.autoplay = None
         return m
 
     @property

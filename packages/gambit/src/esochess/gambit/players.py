@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from esochess.gambit.autoplay import autoplay
 from esochess.gambit.game import (
     Key,
     LegalOption,
@@ -253,11 +254,15 @@ class MctsPlayer:
     def _simulate(self, m: Machine, out: Outcome, seats: int) -> tuple[float, ...]:
         """Play uniformly random legal options to the end; the reward vector."""
         r = self.rng
+        # Decisions the compiled engine can answer on the spot do not pause (autoplay.py).
+        auto = autoplay(m, [r] * seats, self.decision_limit, rejection=True)
         # The deep stack every machine run and legality test raises, raised once.
         with deep_python_stack():
             while isinstance(out, Decision):
-                if m.decisions_made >= self.decision_limit:
+                if m.decisions_made >= self.decision_limit or (auto is not None and auto.stuck):
                     break
+                if auto is not None:
+                    m.autoplay = auto  # (a fork adopted by look-ahead has none)
                 played = play_random(m, out, r, rejection=True)
                 if played is None:
                     break

@@ -62,7 +62,7 @@ def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[tuple[Key, li
     assert m.pending is not None
     _, options, _ = m.pending
     frame = m.frames[-1]
-    scan = _scanner(frame.code.instrs, frame.pc, stop)
+    scan = scanner(frame.code.instrs, frame.pc, stop)
     # Look-ahead forks neither trace nor print, and start with no call depth of their own.
     tracing, silent, depth, peak, skipped = m.tracing, m.silent, m.depth, m.peak, m.skipped_print
     m.tracing, m.silent, m.depth, m.peak = False, True, 0, 0
@@ -73,8 +73,8 @@ def legal_keys(m: Machine, keys: Sequence[Key], stop: int) -> list[tuple[Key, li
         sys.setrecursionlimit(PYTHON_RECURSION_LIMIT)
     try:
         return scan(m, frame.locals, options, keys)
-    except _Failed as failed:
-        raise OptionFailed(failed.key, _error(m, failed.exc)) from None
+    except Failed as failed:
+        raise OptionFailed(failed.key, option_error(m, failed.exc)) from None
     finally:
         m.tracing, m.silent, m.depth, m.peak = tracing, silent, depth, peak
         m.skipped_print = skipped
@@ -91,7 +91,7 @@ def resume(m: Machine, key: Key, L: list[Any], stop: int) -> None:
     frame.pc = stop
 
 
-class _Failed(Exception):
+class Failed(Exception):
     """A run-time error `exc` in the legality test of option `key` (inside a scan)."""
 
     def __init__(self, key: Key, exc: BaseException) -> None:
@@ -113,7 +113,7 @@ Scan = Callable[[Machine, list[Any], Sequence[Any], Sequence[Key]], list[tuple[K
 _MADE: dict[tuple[int, int, int], tuple[list[tuple[Any, ...]], Scan]] = {}
 
 
-def _scanner(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan:
+def scanner(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan:
     """Instructions pc..stop (plain ones only: see compiler/legality.py) run for every
     option on a copy of the locals, as one Python function: an option is legal when they
     reach `stop`, not when they reach an `illegal`."""
@@ -140,7 +140,7 @@ def _scanner(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan:
                 except IllegalSignal:
                     continue
                 except _FAILS as exc:
-                    raise _Failed(key, exc) from None
+                    raise Failed(key, exc) from None
                 found.append((key, None if m.skipped_print else L))
             return found
 
@@ -154,7 +154,7 @@ def _chosen(options: Sequence[Any], key: Key) -> Any:
 
 
 def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None:
-    """`_scanner` as generated code; None when a jump goes backwards.
+    """`scanner` as generated code; None when a jump goes backwards.
 
     Where the jumps nest (`_nested`: each conditional jump skips a run of lines whose own
     jumps stay inside it), the lines are nested Python `if`s. Otherwise, where every jump
@@ -245,7 +245,7 @@ def _generated(instrs: list[tuple[Any, ...]], pc: int, stop: int) -> Scan | None
     if body is None:
         return None
     dest = instrs[pc - 1][2]
-    names.update(_IllegalSignal=IllegalSignal, _Failed=_Failed, _FAILS=_FAILS, _chosen=_chosen)
+    names.update(_IllegalSignal=IllegalSignal, _Failed=Failed, _FAILS=_FAILS, _chosen=_chosen)
     lines = ["def scan(m, L0, options, keys):", "    found = []"]
     # The call level is the same for every line (they run at one level, see emit.py).
     lines += sorted(line for line in prelude if line)
@@ -287,7 +287,7 @@ def _plain(ins: tuple[Any, ...]) -> tuple[Any, ...]:
     return ins[2] if ins[0] == OP_RUN else ins
 
 
-def _error(m: Machine, exc: BaseException) -> GambitRuntimeError:
+def option_error(m: Machine, exc: BaseException) -> GambitRuntimeError:
     """The run-time error `Machine.run_until_pause` would raise for `exc`."""
     if isinstance(exc, RunError):
         return m._runtime_error(exc.pos, exc.message, exc.trail, exc.notes)

@@ -45,7 +45,7 @@ class Code:
     """A compiled body: statement instructions, their local slot count and its name."""
 
     __slots__ = ("name", "kind", "instrs", "nlocals", "where", "simple", "pure", "static",
-                 "horizon_returns")
+                 "horizon_returns", "steps")
 
     def __init__(self, name: str, kind: str, nlocals: int = 0) -> None:
         self.name = name
@@ -66,6 +66,9 @@ class Code:
         # Instruction indices just after a call whose return leads straight to the turn's
         # horizon (compiler/legality.py): a decision of the callee may be a predicate.
         self.horizon_returns: set[int] = set()
+        # The compiled engine's generated steps, by the instruction they start at
+        # (codegen/steps.py); none in the interpreter's bodies.
+        self.steps: list[Callable[..., Any]] = []
 
 
 class Frame:
@@ -151,6 +154,8 @@ class Program:
     engine: str = "interpreter"
     # The generated Python source (compiled engine): what `gambit compile` shows.
     python: Callable[[], str] = field(default=lambda: "")
+    # The compiled engine's `Machine._exec(0)` by generated steps (codegen/steps.py).
+    drive: Callable[[Machine], Any] | None = None
 
     def find_prop(self, name: str, params: tuple[str, ...]) -> Prop | None:
         """The property with this name and entity tuple."""

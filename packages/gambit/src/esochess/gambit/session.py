@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO, Protocol, TextIO
 
 from esochess.fen import source_line_at, write_atomic
+from esochess.gambit.autoplay import autoplay
 from esochess.gambit.game import (
     Key,
     LegalOption,
@@ -379,11 +380,15 @@ def random_playout(
     m, first = opening(program, seed, seats)
     rngs = [seat_rng(seed, s) for s in range(1, seats + 1)]
     outcome = settle(program, m, first)
+    # Decisions the compiled engine can answer on the spot do not pause (autoplay.py).
+    auto = autoplay(m, rngs, max_decisions, rejection=False)
     # The deep stack every machine run and legality test raises, raised once for the game.
     with deep_python_stack():
         while isinstance(outcome, Decision):
             if m.decisions_made >= max_decisions:
                 return Result(seats), m
+            if auto is not None:
+                m.autoplay = auto  # (a fork adopted by look-ahead has none)
             # The fork that explored the option is exactly the continuation: adopt it.
             played = play_random(m, outcome, rngs[outcome.seat - 1])
             if played is None:

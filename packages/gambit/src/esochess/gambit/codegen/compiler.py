@@ -24,6 +24,7 @@ from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.expressions import ExprSource
 from esochess.gambit.codegen.runs import fuse_runs
 from esochess.gambit.codegen.selectors import SelectorSource
+from esochess.gambit.codegen.steps import build_steps, drive
 from esochess.gambit.compiler import Compiler
 from esochess.gambit.compiler.horizon import nodes
 from esochess.gambit.compiler.runtime import not_none
@@ -192,8 +193,14 @@ class SourceCompiler(Compiler):
         program = super().build()
         self.calls.define_all()
         for code in self.codes.values():
+            # Bodies that run in frames get steps; a function value's call may push any
+            # body's frame, which then runs in the instruction loop (codegen/steps.py).
+            build_steps(code, self.ns, code.simple is None or code is program.main)
             if code.simple is None:
                 fuse_runs(code, self.ns)
+        for code in [*self.notation_codes.values(), *(p.code for p in program.props if p.code)]:
+            build_steps(code, self.ns, False)
         program.engine = "compiled"
+        program.drive = drive
         program.python = self.ns.source
         return program
