@@ -172,6 +172,18 @@ def test_the_generated_steps_are_shown(tmp_path: Path) -> None:
     source = CliRunner().invoke(main, ["compile", str(path), "--emit-python"]).stdout
     assert "# pick, step from instruction 0\ndef _step" in source
     assert "_sr = _ap.play(m, frame, L, _site" in source  # the autoplay's decision
+    # `total += i`, a generated property write, is pasted into the step that runs it.
+    step = source.split("# pick, step from instruction 0\n")[1].split("\n\n")[0]
+    assert "m.version = _fresh()" in step and "m.write_prop(" in step
+
+
+def test_a_statement_quiet_machines_skip_is_tested_in_the_step(tmp_path: Path) -> None:
+    # Connect Four's `show()` only prints: a silent or quiet machine skips it, and the step
+    # tests that in place, calling the statement only when it runs.
+    path = EXAMPLES / "connect-four.gmb"
+    source = CliRunner().invoke(main, ["compile", str(path), "--emit-python"]).stdout
+    assert "if not ((m.silent or m.quiet) and _level + 2 < 1000 and m.inst_version in _seen" \
+        in source  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["connect-four", "tic-tac-toe", "nim"])

@@ -60,23 +60,25 @@ class RandomAutoplay:
         if not options or (k is not None and k > len(options)):
             raise IllegalSignal(site.pos, player.index, m.committed)
         n = len(options)
-        keys: Any = range(1, n + 1) if k is None else \
-            [tuple(c) for c in itertools.combinations(range(1, n + 1), k)]  # fmt: skip
+        if k is None:
+            keys: Any = list(range(1, n + 1)) if self.rejection else range(1, n + 1)
+        else:
+            keys = [tuple(c) for c in itertools.combinations(range(1, n + 1), k)]
         scan = site.scan
         if scan is None:
             scan = site.scan = scanner(site.instrs, site.after, site.stop)
         rng = self.rngs[player.index - 1]
+        # `rng.randrange(n)` is `rng._randbelow(n)` for n >= 1 (CPython's random.py), one
+        # Python call fewer: the same draws as the game layer's.
         # As `predicate.legal_keys`: the test neither traces nor prints, at no call depth.
         silent, depth, peak, skipped = m.silent, m.depth, m.peak, m.skipped_print
         m.silent, m.depth, m.peak = True, 0, 0
         try:
             if self.rejection:
-                keys = list(keys)
-                found: list[Any] = []
-                while keys and not found:
-                    key = keys.pop(rng.randrange(len(keys)))
+                found: list[Any] = scan(m, L, options, (keys.pop(rng._randbelow(len(keys))),))
+                while not found and keys:
                     m.depth, m.peak = 0, 0  # each test as on its own (`play_random`)
-                    found = scan(m, L, options, [key])
+                    found = scan(m, L, options, (keys.pop(rng._randbelow(len(keys))),))
             else:
                 found = scan(m, L, options, keys)
         except Failed as failed:
@@ -89,7 +91,7 @@ class RandomAutoplay:
             self.stuck = self.rejection
             frame.pc = site.after
             return self._decision(m, site, player, k, prompt, options)
-        key, locals_ = found[0] if self.rejection else found[rng.randrange(len(found))]
+        key, locals_ = found[0] if self.rejection else found[rng._randbelow(len(found))]
         m.decisions_made += 1
         m.committed = False
         if locals_ is None:  # the test skipped a `print`: run the option from the start

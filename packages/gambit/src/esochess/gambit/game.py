@@ -180,6 +180,15 @@ def legal_options(machine: Machine, decision: Decision) -> list[LegalOption]:
     return found
 
 
+def legal_keys_of(machine: Machine, decision: Decision) -> list[Key]:
+    """The keys of `legal_options(machine, decision)`, without making the LegalOptions
+    where the legality is a predicate (MCTS expands a node with its keys alone)."""
+    stop = predicate_stop(machine)
+    if stop is None:
+        return [o.key for o in legal_options(machine, decision)]
+    return [key for key, _ in predicate_keys(machine, decision, candidates(decision), stop)]
+
+
 def random_pick(machine: Machine, decision: Decision, rng: random.Random) -> LegalOption | None:
     """`legal_options(machine, decision)` and then `legal[rng.randrange(len(legal))]`
     (None when no option is legal), making only the picked option's LegalOption."""

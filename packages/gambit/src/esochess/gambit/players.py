@@ -23,7 +23,7 @@ from esochess.gambit.game import (
     Outcome,
     decision_header,
     exploring_error,
-    legal_options,
+    legal_keys_of,
     option_lines,
     parse_key,
     play_random,
@@ -219,7 +219,7 @@ class MctsPlayer:
         while True:
             if node.keys is None:
                 assert isinstance(out, Decision)
-                node.set_keys([o.key for o in legal_options(f, out)], seats)
+                node.set_keys(legal_keys_of(f, out), seats)
             if not node.keys:
                 break
             if node.untried:

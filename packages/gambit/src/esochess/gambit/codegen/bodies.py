@@ -9,6 +9,8 @@ their expressions are generated all the same.
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from esochess.gambit import ast as A
@@ -19,6 +21,10 @@ from esochess.gambit.codegen.expressions import ExprSource
 
 if TYPE_CHECKING:
     from esochess.gambit.codegen.compiler import SourceCompiler
+
+# The property writes `BodySource.statement` made, with their lines (indented once, no
+# `return`): the compiled engine's steps (codegen/steps.py) paste them in place.
+STATEMENTS: weakref.WeakKeyDictionary[Callable[..., Any], list[str]] = weakref.WeakKeyDictionary()
 
 
 class BodySource:
@@ -215,7 +221,9 @@ class BodySource:
         if lines is None:
             return None
         name = self.ns.fresh("w")
-        return self.ns.define(name, [f"def {name}(m, L):", *lines], f"line {s.pos[0]}")
+        fn = self.ns.define(name, [f"def {name}(m, L):", *lines], f"line {s.pos[0]}")
+        STATEMENTS[fn] = lines
+        return fn
 
     def place(self, e: A.Expr) -> tuple[str, str]:
         """The interpreter's getter and setter of a place, as constants."""

@@ -80,7 +80,9 @@ class SourceCompiler(Compiler):
         try:
             k = x.src(e.k) if e.k is not None else "None"
             prompt = x.src(e.prompt) if e.prompt is not None else "None"
-            parts = f"{x.src(e.player)}, {k}, {prompt}, _iter({x.src(e.options)})"
+            # (`_iter` of a list value is the value itself: no call for it.)
+            parts = (f"{x.src(e.player)}, {k}, {prompt}, "
+                     f"(_opts if type(_opts := {x.src(e.options)}) is tuple else _iter(_opts))")  # fmt: skip
         finally:
             x.depth = outer
         name = self.ns.fresh("spec")

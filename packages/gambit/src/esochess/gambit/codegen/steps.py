@@ -22,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from esochess.gambit.codegen.bodies import STATEMENTS
 from esochess.gambit.codegen.emit import Namespace
-from esochess.gambit.codegen.inline import LEVEL_LINE
+from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE
+from esochess.gambit.compiler.quiet import SKIPPABLE
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.machine import Machine
 from esochess.gambit.program import (
@@ -94,8 +96,23 @@ class Site:
         self.scan: Any = None
 
 
-HELPERS: dict[str, Any] = {"_Frame": Frame, "_Committed": Committed, "_END": END,
-                           "_call_depth": _call_depth}  # fmt: skip
+HELPERS: dict[str, Any] = {"_Frame": Frame, "_new": object.__new__, "_Committed": Committed,
+                           "_END": END, "_call_depth": _call_depth}  # fmt: skip
+
+
+def pasted_statement(f: Any) -> list[str] | None:
+    """The lines of a generated property write (codegen/bodies.py), to paste in place."""
+    try:
+        return STATEMENTS.get(f)
+    except TypeError:  # not weakly referable (SayIllegal)
+        return None
+
+
+def _skippable(f: Any) -> tuple[int, bool, set[Any]] | None:
+    try:
+        return SKIPPABLE.get(f)
+    except TypeError:  # not weakly referable (SayIllegal)
+        return None
 
 
 def _plain(ins: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -198,9 +215,22 @@ def _lines(name: str, instrs: list[tuple[Any, ...]], entry: int, ns: Namespace,
     for k in reached:
         ins = _plain(instrs[k])
         op = ins[0]
+        skip = _skippable(ins[1]) if op == OP_EXEC else None
+        written = pasted_statement(ins[1]) if op == OP_EXEC else None
         lines: list[str]
         if op == OP_SET:
             lines = [f"L[{ins[1]}] = {use(ins[2])}"]
+        elif skip is not None:
+            # A statement silent and quiet machines skip (compiler/quiet.py): its test here.
+            height, keyed, seen = skip
+            level = True
+            test = f"(m.silent or m.quiet) and {LEVEL} + {height} < {CALL_DEPTH_LIMIT}"
+            if keyed:
+                test += f" and m.inst_version in {ns.const(seen, 'seen')}"
+            lines = [f"if not ({test}): {ns.const(ins[1], 'ins')}(m, L)"]
+        elif written is not None:
+            lines = [line[4:] for line in written]  # its lines in place, as pasted expressions
+            level = level or any(LEVEL in line for line in lines)
         elif op == OP_EXEC:
             lines = [use(ins[1])]
         elif op == OP_JF:
@@ -221,8 +251,11 @@ def _lines(name: str, instrs: list[tuple[Any, ...]], entry: int, ns: Namespace,
             lines = [f"_sc, _sa = {ns.const(ins[1], 'ins')}(m, L)",
                      f"if len(frames) + m.depth >= {CALL_DEPTH_LIMIT}: "
                      f"raise _call_depth({ins[3]!r}, _sc)",
-                     f"frame.pc = {k + 1}", f"_sf = _Frame(_sc, _sa, {ins[2]}, {ins[3]!r})",
-                     "frames.append(_sf)",
+                     f"frame.pc = {k + 1}",
+                     # `Frame(_sc, _sa, dest, pos)` without the Python call of its __init__.
+                     "_sf = _new(_Frame)", "_sf.code = _sc", "_sf.pc = 0",
+                     "_sf.locals = list(_sa) + [None] * (_sc.nlocals - len(_sa))",
+                     f"_sf.dest = {ins[2]}", f"_sf.call_pos = {ins[3]!r}", "frames.append(_sf)",
                      # The callee's first step right away (it returns at its first exit).
                      "return _sc.steps[0](m, frames, _sf, _sf.locals)"]  # fmt: skip
         elif op == OP_CHOOSE:

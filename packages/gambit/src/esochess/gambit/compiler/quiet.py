@@ -26,6 +26,7 @@ deep, so the call depth limit is checked at run time.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -499,6 +500,14 @@ def quiet_print(hosted: Callable[[Machine, list[Any]], Any], args: list[Ev],
     return keyed_call
 
 
+# The statements `quiet_statement` made, with their skip test's (height, keyed, seen): the
+# compiled engine's steps (codegen/steps.py) test it in place and call the statement
+# only when it does not skip.
+SKIPPABLE: weakref.WeakKeyDictionary[Callable[..., Any], tuple[int, bool, set[Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def quiet_statement(c: Ev, proof: Proof | None) -> Ev:
     """A statement calling a procedure that only shows things (see `prove_call`): skipped
     by silent and quiet machines, once it ran without an error when the proof is keyed."""
@@ -521,4 +530,5 @@ def quiet_statement(c: Ev, proof: Proof | None) -> Ev:
             seen.add(m.inst_version)
         return out
 
+    SKIPPABLE[quiet_stmt] = (height, keyed, seen)
     return quiet_stmt
