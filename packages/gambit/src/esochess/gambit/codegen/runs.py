@@ -55,6 +55,19 @@ def fuse_runs(code: Code, ns: Namespace) -> None:
         k = max(end, k + 1)
 
 
+def instruction_source(f: Any, ns: Namespace) -> tuple[str, bool]:
+    """How generated code runs instruction function `f` on `m` and `L`: its generated
+    expression pasted in (see `RETURNS`), or a call of it; and whether the source needs
+    the call level (`_level`)."""
+    try:
+        pasted = RETURNS.get(f)
+    except TypeError:  # not weakly referable (SayIllegal): not generated
+        pasted = None
+    if pasted is None:
+        return f"{ns.const(f, 'ins')}(m, L)", False
+    return f"({pasted[1]})", bool(pasted[0])
+
+
 def _lines(name: str, instrs: list[tuple[Any, ...]], start: int, end: int, ns: Namespace) -> list[str]:
     """The source of the run start..end (exclusive)."""
     body: list[str] = []
@@ -62,14 +75,9 @@ def _lines(name: str, instrs: list[tuple[Any, ...]], start: int, end: int, ns: N
 
     def use(f: Any) -> str:
         nonlocal level
-        try:
-            pasted = RETURNS.get(f)
-        except TypeError:  # not weakly referable (SayIllegal): not generated
-            pasted = None
-        if pasted is None:
-            return f"{ns.const(f, 'ins')}(m, L)"
-        level = level or bool(pasted[0])
-        return f"({pasted[1]})"
+        text, needs_level = instruction_source(f, ns)
+        level = level or needs_level
+        return text
 
     def goto(k: int, target: int) -> str:
         if target <= start or target > end:

@@ -25,6 +25,7 @@ from typing import Any
 from esochess.gambit.codegen.bodies import STATEMENTS
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE
+from esochess.gambit.codegen.runs import instruction_source
 from esochess.gambit.compiler.quiet import SKIPPABLE
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.machine import Machine
@@ -41,7 +42,6 @@ from esochess.gambit.program import (
     OP_RET,
     OP_RUN,
     OP_SET,
-    RETURNS,
     Code,
     Frame,
 )
@@ -196,14 +196,9 @@ def _lines(name: str, instrs: list[tuple[Any, ...]], entry: int, ns: Namespace,
 
     def use(f: Any) -> str:
         nonlocal level
-        try:
-            pasted = RETURNS.get(f)
-        except TypeError:  # not weakly referable (SayIllegal): not generated
-            pasted = None
-        if pasted is None:
-            return f"{ns.const(f, 'ins')}(m, L)"
-        level = level or bool(pasted[0])
-        return f"({pasted[1]})"
+        text, needs_level = instruction_source(f, ns)
+        level = level or needs_level
+        return text
 
     def goto(k: int, target: int) -> str:
         if target <= k:
