@@ -8,9 +8,13 @@ the one after a call (the callee returned), after a `choose`, `commit` or horizo
 pause ended), a `choose` again (a look-ahead fork stopped before another turn's decision)
 and where a legality test stopped (predicate.py resumes there). For each such entry this
 module generates one function `step(m, frames, frame, L)` that runs the instructions
-from there -- plain ones as guarded lines with the generated expressions pasted in, as
-codegen/runs.py does for a run, jumps inside the function -- until the frame calls a
-procedure (it pushes the callee's frame), returns (it pops its own) or pauses. `drive`
+it can reach from there -- plain ones as guarded lines with the generated expressions and
+property writes pasted in, as codegen/runs.py does for a run, and the skip test of a
+statement quiet machines skip (compiler/quiet.py) in place; jumps inside the function --
+until the frame calls a procedure (it pushes the callee's frame and runs the callee's
+first step), returns (it pops its own) or pauses. A `choose` whose legality is a
+predicate first offers its decision to the machine's `autoplay` (autoplay.py), if any,
+and goes on without pausing when that answers it. `drive`
 runs the steps of the top frame until one pauses or `main` returns: it is what
 `Machine._exec(0)` does, instruction for instruction, with the frames, the locals, the
 program counters written back and the errors raised exactly where the instruction loop
@@ -83,11 +87,10 @@ class Site:
     hands it to the machine's `autoplay` (autoplay.py): what the instruction loop's
     `_decide` reads from the instruction, and where the legality test stops."""
 
-    __slots__ = ("ins", "spec", "dest", "pos", "secret", "after", "stop", "callee", "instrs", "scan")
+    __slots__ = ("spec", "dest", "pos", "secret", "after", "stop", "callee", "instrs", "scan")
 
     def __init__(self, instrs: list[tuple[Any, ...]], k: int) -> None:
         ins = _plain(instrs[k])
-        self.ins = ins
         self.spec, self.dest, self.pos, self.secret = ins[1], ins[2], ins[3], ins[4]
         self.after = k + 1
         self.stop, self.callee = ins[6]
@@ -100,7 +103,7 @@ HELPERS: dict[str, Any] = {"_Frame": Frame, "_new": object.__new__, "_Committed"
                            "_END": END, "_call_depth": _call_depth}  # fmt: skip
 
 
-def pasted_statement(f: Any) -> list[str] | None:
+def _written(f: Any) -> list[str] | None:
     """The lines of a generated property write (codegen/bodies.py), to paste in place."""
     try:
         return STATEMENTS.get(f)
@@ -109,6 +112,7 @@ def pasted_statement(f: Any) -> list[str] | None:
 
 
 def _skippable(f: Any) -> tuple[int, bool, set[Any]] | None:
+    """The skip test of a statement quiet machines skip (compiler/quiet.py)."""
     try:
         return SKIPPABLE.get(f)
     except TypeError:  # not weakly referable (SayIllegal)
@@ -211,7 +215,7 @@ def _lines(name: str, instrs: list[tuple[Any, ...]], entry: int, ns: Namespace,
         ins = _plain(instrs[k])
         op = ins[0]
         skip = _skippable(ins[1]) if op == OP_EXEC else None
-        written = pasted_statement(ins[1]) if op == OP_EXEC else None
+        written = _written(ins[1]) if op == OP_EXEC else None
         lines: list[str]
         if op == OP_SET:
             lines = [f"L[{ins[1]}] = {use(ins[2])}"]
