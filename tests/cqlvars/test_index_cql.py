@@ -269,15 +269,19 @@ def _mates_by(text: str) -> set[str]:
     game = chess.pgn.read_game(io.StringIO(text))
     assert game is not None
     found: set[str] = set()
-    nodes = [game]
+    # Each node's board is its parent's with the move pushed (node.board() would replay
+    # the game from its start at every node).
+    nodes = [(game, game.board())]
     while nodes:
-        node = nodes.pop()
-        nodes.extend(node.variations)
-        parent = node.parent
-        if parent is not None and node.move and node.board().is_checkmate():
-            mover = parent.board().piece_at(node.move.from_square)
-            assert mover is not None
-            found.add(mover.symbol().upper())
+        node, board = nodes.pop()
+        for child in node.variations:
+            after = board.copy(stack=False)
+            after.push(child.move)
+            if child.move and after.is_checkmate():
+                mover = board.piece_at(child.move.from_square)
+                assert mover is not None
+                found.add(mover.symbol().upper())
+            nodes.append((child, after))
     return found
 
 
