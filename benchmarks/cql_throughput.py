@@ -531,10 +531,10 @@ def _scale_report(
         text = "not run" if value is None else f"{value:.2f}"
         if value is not None and ratio is not None:
             text += f" ({ratio:.2f}{unit})"
-        return f"{text:>26}"
+        return f"{text:>30}"
 
     print(f"{'CPU s of the whole process':<36}"
-          + "".join(f"{f'{label}, {inputs[label][1]:,} games':>26}" for label in inputs))
+          + "".join(f"{f'{label}, {inputs[label][1]:,} games':>30}" for label in inputs))
     print(f"{'one scan, cql() false':<36}" + "".join(cell(cpu(x, 'scan')) for x in inputs))
     line = f"{'cql index (x one scan; <= 1.5)':<36}"
     for label in inputs:
@@ -545,7 +545,7 @@ def _scale_report(
     for label in inputs:
         db = work / f"{label}.cqldb"
         size = db.stat().st_size if db.exists() and (label, "index") in timed else 0
-        line += f"{f'{size / 2**20:.1f} ({size / inputs[label][1]:.0f})' if size else 'not built':>26}"
+        line += f"{f'{size / 2**20:.1f} ({size / inputs[label][1]:.0f})' if size else 'not built':>30}"
     print(line)
     for ident, query in SELECTIVE:
         print(f"{ident} {query}")
@@ -555,15 +555,15 @@ def _scale_report(
             pgn, idx = cpu(label, ident), cpu(label, f"{ident}-idx")
             line += cell(idx, pgn / idx if pgn and idx else None, "x")
             result = timed.get((label, f"{ident}-idx"))
-            rss += f"{f'{result[2] / 1024:.1f}' if result else '-':>26}"
+            rss += f"{f'{result[2] / 1024:.1f}' if result else '-':>30}"
             out_pgn, out_idx = work / f"{label}-{ident}-pgn.pgn", work / f"{label}-{ident}-idx.pgn"
             if result and (label, ident) in timed:
                 matched = out_pgn.read_bytes().count(b"[Event ")
                 equal = filecmp.cmp(out_pgn, out_idx, shallow=False) and (
                     timed[label, ident][3] == result[3])
-                same += f"{f'{matched} games, ' + ('identical' if equal else 'DIFFERENT'):>26}"
+                same += f"{f'{matched} games, ' + ('identical' if equal else 'DIFFERENT'):>30}"
             else:
-                same += f"{'-':>26}"
+                same += f"{'-':>30}"
         print(line)
         print(f"{'  peak RSS over the index, MiB':<36}{rss}")
         print(f"{'  matched; PGN vs index output':<36}{same}")

@@ -5,6 +5,7 @@ nothing."""
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -88,27 +89,45 @@ def _rep(step: Step, k: int, node: Node, count: int) -> Iterator[tuple[Node, int
 
 def _once(step: Step, node: Node, count: int) -> Iterator[tuple[Node, int]]:
     if step.kind == "filter":
-        if step.test(node.board(), None):
+        if step.test(BOARDS[node], None):
             yield node, count
     elif step.kind == "group":
         yield from _seq(step.steps, node, count)
     else:
         for child in node.variations:
-            if step.test(node.board(), child.move):
+            if step.test(BOARDS[node], child.move):
                 yield child, count + 1
 
 
-def _brute(steps: list[Step], pick: Callable[[list[int]], int]) -> list[str]:
-    out = []
-    for number, item in enumerate(GAMES, 1):
+#: The board at each node of the games' trees (filled by `_trees`); node.board() would
+#: replay the game from its start at every call.
+BOARDS: dict[Node, chess.Board] = {}
+
+
+@functools.cache
+def _trees() -> tuple[tuple[Node, ...], ...]:
+    """Each game's nodes in PGN order (depth first, main line first), read once."""
+    trees = []
+    for item in GAMES:
         game = chess.pgn.read_game(io.StringIO(item.text))
         assert game is not None
+        BOARDS[game] = game.board()
         order: list[Node] = []
         stack: list[Node] = [game]
         while stack:
             node = stack.pop()
             order.append(node)
+            for child in node.variations:
+                BOARDS[child] = BOARDS[node].copy(stack=False)
+                BOARDS[child].push(child.move)
             stack.extend(reversed(node.variations))
+        trees.append(tuple(order))
+    return tuple(trees)
+
+
+def _brute(steps: list[Step], pick: Callable[[list[int]], int]) -> list[str]:
+    out = []
+    for number, order in enumerate(_trees(), 1):
         for pid, node in enumerate(order):
             counts = [n for _, n in _seq(tuple(steps), node, 0) if n >= 1]
             if counts:
