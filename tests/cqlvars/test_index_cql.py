@@ -10,6 +10,7 @@ import functools
 import io
 import re
 from collections.abc import Iterable
+from contextlib import closing
 from pathlib import Path
 
 import chess.pgn
@@ -298,3 +299,14 @@ def test_mate_by_is_the_piece_that_gave_mate() -> None:
             assert flagged == expected, game.number
             seen |= expected
     assert seen >= set("QRBNP")  # the shipped games have mates by all of these
+
+
+def test_games_are_numbered_without_gaps_when_appended(tmp_path: Path) -> None:
+    # The index counts its games by their largest number (cqldb._count), not count(*).
+    db = str(tmp_path / "two.cqldb")
+    assert cqldb.build(db, [str(PROBLEMS)]) == (cqldb.check(db),) * 2
+    added, total = cqldb.build(db, [str(STUDIES), str(PROBLEMS)])
+    assert total == cqldb.check(db) > added > 0
+    with closing(cqldb.open_index(db)) as conn:
+        numbers = [n for (n,) in conn.execute("SELECT number FROM games ORDER BY number")]
+    assert numbers == list(range(1, total + 1))

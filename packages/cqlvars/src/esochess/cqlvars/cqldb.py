@@ -89,10 +89,17 @@ def open_index(path: str, *, write: bool = False) -> sqlite3.Connection:
     return db
 
 
+def _count(db: sqlite3.Connection) -> int:
+    """The number of games: they are numbered 1, 2, ... without gaps (`_fill`), so the
+    largest number, read from the key's b-tree, instead of `count(*)`, which reads every
+    page of the table (the stored games with their summaries: ≈ 1 KiB a game)."""
+    return int(db.execute("SELECT coalesce(max(number), 0) FROM games").fetchone()[0])
+
+
 def check(path: str) -> int:
     """Raise InputError unless `path` is a usable index; return its number of games."""
     with closing(open_index(path)) as db:
-        return int(db.execute("SELECT count(*) FROM games").fetchone()[0])
+        return _count(db)
 
 
 def _signed(mask: int) -> int:
@@ -150,7 +157,7 @@ def _fill(db: sqlite3.Connection, pgn_paths: Sequence[str]) -> tuple[int, int]:
                 if len(games) >= _BATCH:
                     _insert(db, games, materials)
             _insert(db, games, materials)
-    total = int(db.execute("SELECT count(*) FROM games").fetchone()[0])
+    total = _count(db)
     return added, total
 
 
@@ -211,7 +218,7 @@ class IndexInput:
         `[first, last]` are left out.
         """
         with closing(open_index(path)) as db:
-            total = int(db.execute("SELECT count(*) FROM games").fetchone()[0])
+            total = _count(db)
             offset = number - 1
             low = max(first - offset, 1)
             high = total if last is None else min(last - offset, total)
@@ -228,7 +235,7 @@ class IndexInput:
         """The index's games as ranges of game numbers that the workers read from the
         database themselves (`--shared-input`), about `split_size` bytes of it each."""
         with closing(open_index(path)) as db:
-            total = int(db.execute("SELECT count(*) FROM games").fetchone()[0])
+            total = _count(db)
         offset = number - 1
         low = max(first - offset, 1)
         high = total if last is None else min(last - offset, total)
