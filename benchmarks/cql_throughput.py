@@ -15,6 +15,15 @@ multiplies, is the rest of a PGN run divided by its games, and on the index path
 microseconds, within the noise of one start-up) the difference between an index of the
 file repeated COPIES times and the file's own index, divided by the games between them.
 
+`--scale GAMES` measures the index part at database scale: the same items over the masters
+file and over a synthetic file of GAMES games, made in the temporary directory by copying
+the masters file (every copy's games get an extra tag, [SyntheticCopy "K"], so the copies
+are told apart; no query here reads it), removed on every exit. Each run is `--jobs 1` and
+CPU time of the whole process; `--parallel N` times N runs side by side (each by its own
+rusage), `--budget MINUTES` starts no long run after that. It prints one scan against
+`cql index`, S1-S3 over the PGN files and over their indexes (outputs compared byte for
+byte), the index's size, the indexed query's peak RSS and a projection to 100 M games.
+
 The esochess modules are byte-compiled first, as an installed `cql` has them: with
 PYTHONDONTWRITEBYTECODE set (as on the project's machines) every run would otherwise
 compile their sources again, ≈ 0.15-0.2 CPU s that no user pays.
@@ -130,8 +139,10 @@ def _run_full(
 ) -> tuple[float, float, int, str]:
     """Run cql; also return its standard error, the elapsed time of its summary line cut.
 
-    CPU and peak RSS come from the process's own `wait4` rusage (user + system of it and
-    the workers it waited for), so runs timed in parallel threads do not mix.
+    CPU comes from the process's own `wait4` rusage (user + system of it and the workers
+    it waited for), so runs timed in parallel threads do not mix. Peak RSS is the main
+    process's VmHWM, read while it runs: rusage's maxrss also counts the benchmark's own
+    memory, which the child inherits at fork.
     """
     wall = time.perf_counter()
     with tempfile.TemporaryFile() as err:
@@ -141,10 +152,14 @@ def _run_full(
             proc = subprocess.Popen((command or _cql_binary()) + args, cwd=cwd,
                                     stdout=subprocess.DEVNULL, stderr=err)
             _RUNNING.add(proc)
+        peak = 0
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            while not (waited := os.wait4(proc.pid, os.WNOHANG))[0]:
+                peak = max(peak, _hwm(proc.pid))
+                time.sleep(0.01)
         finally:
             _RUNNING.discard(proc)
+        _, status, usage = waited
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         stderr = err.read().decode(errors="replace")
@@ -152,7 +167,7 @@ def _run_full(
     if proc.returncode not in (0, 1):
         raise SystemExit(f"cql {' '.join(args)} failed ({proc.returncode}):\n{stderr}")
     summary = re.sub(r", [0-9.]+ s$", "", stderr.rstrip("\n"), flags=re.M)
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, summary
+    return elapsed, usage.ru_utime + usage.ru_stime, peak, summary
 
 
 def _stop_running(*_: object) -> None:
@@ -440,14 +455,10 @@ Timed = tuple[float, float, int, str]  # wall s, CPU s, peak RSS KiB, stderr (ti
 
 
 def _scale_part(work: Path, games: int, runs: int, parallel: int, budget: float) -> None:
-    """The index part over the masters file and over a synthetic file of `games` games.
-
-    Every run is `--jobs 1` and timed by its own rusage, `parallel` runs at a time: the
-    long runs (one scan, `cql index`, S1-S3 over each PGN file) once each, what a ratio
-    at scale needs first; each index's queries (median of `runs`) right after the index is
-    built. A long run not started within `budget` minutes (0: no limit) is reported as
-    not run.
-    """
+    """The index part over the masters file and over a synthetic file of `games` games:
+    the long runs (one scan, `cql index`, S1-S3 over each PGN) once each, what a ratio at
+    scale needs first, each index's queries (median of `runs`) right after it is built.
+    A long run not started within `budget` minutes (0: no limit) is reported as not run."""
     print(f"cql at scale, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
           f"load average at start: {_load()} (2 cores, shared with other work)", flush=True)
     big = work / "synthetic.pgn"
