@@ -176,6 +176,18 @@ def test_texel_lowers_the_error_from_wrong_weights() -> None:
     assert np.abs(fit.weights - true_w).max() < np.abs(start - true_w).max()
 
 
+def test_a_given_ridge_replaces_the_held_out_choice() -> None:
+    true_w = np.array([0.6, -0.3, 0.9])
+    data = synthetic(30_000, 1.0, true_w, 3)
+    start = np.array([0.1, 0.2, 0.1])
+    loose, firm, stiff = (texel(data, start, ridge) for ridge in (1e-6, 1e-2, 1e6))
+    assert (loose.ridge, firm.ridge, stiff.ridge) == (1e-6, 1e-2, 1e6)
+    moved = [float(np.abs(fit.weights - start).sum()) for fit in (loose, firm, stiff)]
+    assert moved[0] > moved[1] > moved[2]
+    assert np.abs(loose.weights - true_w).max() < 0.1
+    assert np.allclose(stiff.weights, start, atol=1e-4)
+
+
 # ------------------------------------------------------------------ samples
 
 PGN = """[Event "a"]

@@ -124,3 +124,19 @@ def test_positions_labelled_by_an_engine(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert "chespel: error: cannot start engine /nonexistent/engine" in bad.stderr
     assert not (tmp_path / "b.chp").exists()
+
+
+def test_a_ridge_given_is_used(tmp_path: Path) -> None:
+    """--ridge replaces the held-out choice: a huge one keeps every number as written."""
+    game = ('[Event "x"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 '
+            '5. O-O Be7 6. Re1 b5 7. Bb3 d6 1-0\n')
+    (tmp_path / "a.pgn").write_text(game)
+    done = chespel("tune", str(POSITIONAL), "--games", "a.pgn", "--jobs", "1",
+                   "--ridge", "1e9", "-o", "t.chp", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "ridge 1e+09;" in done.stdout
+    assert (tmp_path / "t.chp").read_text() == POSITIONAL.read_text()
+    bad = chespel("tune", str(POSITIONAL), "--games", "a.pgn", "--ridge", "-1",
+                  "-o", "b.chp", cwd=tmp_path)
+    assert bad.returncode == 2 and "--ridge" in bad.stderr
+    assert not (tmp_path / "b.chp").exists()

@@ -330,9 +330,13 @@ def ablate_command(file: str, games: int, depth: int, max_plies: int, jobs: int,
 @click.option("--label-weight", default=1.0, show_default=True,
               type=click.FloatRange(0.0, 1.0),
               help="Share of the engine's score in a position's target (the rest: the result).")
+@click.option("--ridge", type=click.FloatRange(min=0.0), metavar="LAMBDA",
+              help="Ridge strength: the penalty per squared pawn a number moves from the value "
+                   "written (default: chosen on held-out games).")
 def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
                  positions: int | None, freeze: tuple[str, ...], output: str | None, jobs: int,
-                 seed: int, label: str | None, label_depth: int, label_weight: float) -> None:
+                 seed: int, label: str | None, label_depth: int, label_weight: float,
+                 ridge: float | None) -> None:
     """Texel-tune the numbers of FILE.chp's rules on the positions of finished games
     (`--games A.pgn B.pgn ...`) and write the same program with the tuned numbers (layout
     and comments kept)."""
@@ -361,7 +365,7 @@ def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     settings = TuneSettings(games=games, positions=positions, freeze=freeze, jobs=jobs,
-                            seed=seed, label=labels)
+                            seed=seed, label=labels, ridge=ridge)
     try:
         found = tune(file, read_source(file), result, settings,
                      lambda line: click.echo(line, err=True))

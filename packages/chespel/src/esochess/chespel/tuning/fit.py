@@ -14,7 +14,8 @@ where the author put them. λ is chosen among `RIDGES` by the error on held-out 
 judging) with the one-standard-error rule: the largest λ whose held-out error is within
 one standard error (games as clusters) of the smallest. The data then has to show a
 change clearly before the author's number gives way — a square that few positions visit
-keeps about the value written. Last, the weights are fitted on all positions with that λ.
+keeps about the value written. A λ given by the caller replaces that choice. Last, the
+weights are fitted on all positions with that λ.
 """
 
 from __future__ import annotations
@@ -122,12 +123,14 @@ def choose_ridge(data: Data, k: float, start: Vector) -> float:
     return max(ridge for ridge, (mean, _) in zip(RIDGES, scored, strict=True) if mean <= limit)
 
 
-def texel(data: Data, start: Vector) -> Fit:
-    """K with the weights as written, then λ, then the weights."""
+def texel(data: Data, start: Vector, ridge: float | None = None) -> Fit:
+    """K with the weights as written, then λ (chosen on held-out games unless given), then
+    the weights."""
     k = fit_k(data, start)
     before = error(data, k, start)
     if not len(start):
-        return Fit(k, start, before, before, 0.0)
-    ridge = choose_ridge(data, k, start)
+        return Fit(k, start, before, before, 0.0 if ridge is None else ridge)
+    if ridge is None:
+        ridge = choose_ridge(data, k, start)
     weights = fit_weights(data, k, start, ridge)
     return Fit(k, weights, before, error(data, k, weights), ridge)

@@ -69,6 +69,8 @@ class TuneSettings:
     seed: int = 0
     label: LabelSettings | None = None
     """Targets from a reference engine's search instead of game results alone."""
+    ridge: float | None = None
+    """The ridge λ; None: chosen on held-out games."""
 
 
 @dataclass(frozen=True)
@@ -275,7 +277,7 @@ def tune(path: str, text: str, result: CheckResult, settings: TuneSettings,
     if not len(data.y):
         raise TuneError("no position was left after the capture search")
     start = np.array([weights[i].millis / 1000 for i in tuned], dtype=np.float64)
-    fit = texel(data, start)
+    fit = texel(data, start, settings.ridge)
     values = {index: clamp_weight(value * 1000) for index, value in zip(tuned, fit.weights, strict=True)}
     rounded = np.array([values[i] / 1000 for i in tuned], dtype=np.float64)
     new_source = rewrite(text, weights, values)
