@@ -26,6 +26,7 @@ from esochess.gambit.program import Code
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\(")
 _DEPTH_FREE = re.compile(r"_s\d+\.get|_memo\d+\.get|_peak|type|len|_tr|_eq|_iter|_index|_num|_arith\d+")
 _WRAPPER = re.compile(r"(?<![\w.])(_cwp?\d+)\(m, ")
+_POSITIONAL = re.compile(r"(?<![\w.])_cwp(\d+)\(m, ")
 # The locals list, and a read or write of one of its slots.
 _LOCALS = re.compile(r"(?<![\w.])L(?!\w)")
 _SLOT = re.compile(r"(?<![\w.])L\[(\d+)\]")
@@ -166,6 +167,8 @@ class CallWrappers:
         # Wrappers also called with their arguments as Python parameters (`_cwpN(m, pos,
         # a, b)`: no argument list to build and unpack): code id -> (name, argument count).
         self.positional: dict[int, tuple[str, int]] = {}
+        # Positional wrappers also called settled (`settled_calls`): their names.
+        self.settled: set[str] = set()
 
     def name(self, code: Code) -> str:
         """The global name of `code`'s wrapper (defined by `define_all`)."""
@@ -186,6 +189,27 @@ class CallWrappers:
         if got[1] != len(args):
             return None
         return f"{got[0]}(m, {pos!r}, {', '.join(args)})"
+
+    def settled_calls(self, source: str) -> tuple[str, list[str]]:
+        """A map's per-element source with each positional wrapper it calls chosen once
+        before the loop (the lines, at indentation 1, in the second item): the settled
+        variant (`settled_lines`) when the map's calls run where that variant's
+        assumptions hold, else the wrapper itself. The caller runs on a machine that does
+        not trace, at the call level `_level` (a map's calls return the depth count to
+        where it was); `peak` never drops while the loop runs, so a test that holds
+        before it holds at every call."""
+        names: dict[str, str] = {}
+
+        def local(code: str) -> str:
+            def pick(g: re.Match[str]) -> str:
+                names[g[1]] = f"_fs{g[1]}"
+                return f"_fs{g[1]}(m, "
+            return _POSITIONAL.sub(pick, code)
+
+        source = outside_literals(source, local)
+        self.settled.update(names)
+        return source, [f"    {v} = _cws{k} if _level < {CALL_DEPTH_LIMIT - 1} and _level < m.peak"
+                        f" else _cwp{k}" for k, v in names.items()]  # fmt: skip
 
     def memo_names(self, code: Code) -> tuple[str, str]:
         """The names of `code`'s memo table and of its key flag (see `memos`)."""
@@ -236,6 +260,22 @@ class CallWrappers:
             self.ns.define(name, [f"def {name}(m, pos, {params}):",
                                   f"    return {self.wanted[code_id][0]}(m, pos, [{params}])"],
                            f"fn {code.where}, arguments as parameters")  # fmt: skip
+        for code_id, (name, nargs) in self.positional.items():
+            settled = name.replace("_cwp", "_cws", 1)
+            if name[4:] not in self.settled:
+                continue
+            code = self.wanted[code_id][1]
+            if not self.memoised(code):
+                try:
+                    self.ns.define(settled, self.settled_lines(settled, code, nargs),
+                                   f"fn {code.where}, settled")  # fmt: skip
+                    continue
+                except (SyntaxError, RecursionError, MemoryError):
+                    pass  # nested too deeply for Python: the positional wrapper runs it
+            params = ", ".join(f"_L{k}" for k in range(nargs))
+            self.ns.define(settled, [f"def {settled}(m, pos, {params}):",
+                                     f"    return {name}(m, pos, {params})"],
+                           f"fn {code.where}, settled")  # fmt: skip
 
     def head(self, name: str, code: Code, level: str, args: str, listed: str = "") -> list[str]:
         """The opening every wrapper that runs its body shares: the call level, the depth
@@ -299,6 +339,31 @@ class CallWrappers:
             pad = ", None" * (code.nlocals - nargs)
             local = [f"        L = [{params}{pad}]", *body]
         return self.around(out, code, settled_level(hoisted_store(local)))
+
+    def settled_lines(self, name: str, code: Code, nargs: int) -> list[str]:
+        """`positional_lines` for a caller that has made sure of what its head tests: the
+        machine does not trace and `peak` has reached the body's level, which is under the
+        depth limit (`settled_calls`). The head would then only confirm both, so the body
+        runs with its inlined calls settled; the depth count and the error trail stay."""
+        params = ", ".join(f"_L{k}" for k in range(nargs))
+        local = positional_locals(self.fused[id(code)], code.nlocals, nargs)
+        if local is None:
+            pad = ", None" * (code.nlocals - nargs)
+            local = [f"        L = [{params}{pad}]", *self.fused[id(code)]]
+        body = [outside_literals(line, lambda c: c.replace(_GUARD, "True")
+                                 .replace(_MEMO_GUARD, " is not None and ("))
+                for line in hoisted_store(local)]  # fmt: skip
+        head = [f"def {name}(m, pos, {params}):"]
+        if LEVEL in without_literals("\n".join(body)):
+            head.append(f"    {LEVEL} = m.depth + len(m.frames) + 1")
+        if depth_free(body):
+            body = [outside_literals(line, lambda c: _WRAPPER.sub(r"_up(\1, m, ", c))
+                    for line in body]  # fmt: skip
+            return head + ["    try:", *body, "    except RunError as err:",
+                           f"        err.trail.append(({code.where!r}, pos))", "        raise"]  # fmt: skip
+        return head + ["    m.depth += 1", "    try:", *body, "    except RunError as err:",
+                       f"        err.trail.append(({code.where!r}, pos))", "        raise",
+                       "    finally:", "        m.depth -= 1"]  # fmt: skip
 
     def computed(self, code: Code, table: str) -> list[str]:
         """A memoised wrapper's miss: `Machine.call`'s rules for a body with a generated

@@ -229,7 +229,8 @@ class MapTables:
         fast, setup = loop_lookups(fast, True)
         # (A table hit runs only on a machine that does not trace.)
         fast = outside_literals(fast, lambda code: TRACING.sub("False", code))
-        setup = [*(line for line in setup if line != "    _tracing = m.tracing"), *inits]
+        fast, chosen = x.c.calls.settled_calls(fast)
+        setup = [*(line for line in setup if line != "    _tracing = m.tracing"), *chosen, *inits]
         head = _hit(tab, fill, setup)
         # (Only the map's body reads its element's slot: where it reads only the table, the
         # slot need not be written.)
