@@ -423,3 +423,58 @@ def test_a_generated_choose_spec_behaves_as_the_interpreters(tmp_path: Path) -> 
     assert "list index 2 out of range" in seen[0][2] and "p.gmb:8:50" in seen[0][2]
     source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
     assert "# choose at line 6\ndef _spec" in source
+
+
+# A tabled map calls a positional wrapper's settled variant (`_cwsN`, codegen/calls.py
+# `settled_calls`) once `peak` has reached the level its calls run at: values, the error
+# trail, the depth limit and traces stay those of the interpreter, also on the first call
+# (where `peak` is still lower and the map calls the wrapper itself).
+SETTLED = """players 1
+
+fixed [[int]] [DS] = [[1, 2], [2, 1], [1, 3]]
+fixed [int] [XS] = [10, 20, 30]
+state int [base] = 0
+
+fn stride(int k, int step) -> int {
+    n = base
+    i = 1
+    while i <= k {
+        n += XS[i]
+        i += step
+    }
+    return n
+}
+
+fn tally(int k) -> int {
+    hits = DS filter (d: stride(k, d[1]) + stride(k, d[2]) > 30)
+    return #hits
+}
+
+fn via(int d, int k) -> int {
+    if d == 0: return tally(k)
+    return via(d - 1, k)
+}
+
+main() {
+    print(tally(3))
+    base = 5
+    print(tally(3))
+    print(tally(1))
+    LAST
+}
+"""
+
+
+@pytest.mark.parametrize("last", ["print(tally(4))", "for d in 993..999: print(via(d, 3))"])
+@pytest.mark.parametrize("trace", [False, True])
+def test_settled_calls_from_a_map_behave_as_calls(last: str, trace: bool, tmp_path: Path) -> None:
+    seen = run_both(SETTLED.replace("LAST", last), tmp_path, "--seed", "1", *(["--trace"] if trace else []))
+    assert seen[0] == seen[1]
+    assert seen[0][0] != 0
+    assert seen[0][1].startswith("3\n3\n0\n")
+    assert "called from" in seen[0][2] or "depth limit" in seen[0][2]
+    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+    wrapper = source.split("# fn stride, settled\n")[1].split("\n\n")[0]
+    # No depth, tracing or peak test in the variant, and the map picks it once, before its loop.
+    assert "m.tracing" not in wrapper and "m.peak" not in wrapper and "err.trail.append" in wrapper
+    assert " = _cws" in source and "_fs" in source.split(" = _cws")[1].split("\n\n")[0]
