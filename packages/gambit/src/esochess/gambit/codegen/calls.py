@@ -115,6 +115,17 @@ def positional_locals(body: list[str], nlocals: int, nargs: int) -> list[str] | 
     return start + lines
 
 
+def parameter_locals(code: Code, body: list[str], nargs: int) -> list[str]:
+    """A positional wrapper's body (`positional_locals`), or where the body uses the
+    locals list itself, the list built from the parameters `_L0`.. and none for each
+    other local, then the body."""
+    local = positional_locals(body, code.nlocals, nargs)
+    if local is not None:
+        return local
+    items = [f"_L{k}" for k in range(nargs)] + ["None"] * (code.nlocals - nargs)
+    return [f"        L = [{', '.join(items)}]", *body]
+
+
 _SET_LOCAL = re.compile(r"        _L(\d+) = (.*)")
 _READ_LOCAL = re.compile(r"(?<![\w.])_L(\d+)\b")
 
@@ -334,11 +345,7 @@ class CallWrappers:
         the same rules, the argument list built only where the machine needs one."""
         params = ", ".join(f"_L{k}" for k in range(nargs))
         out = self.head(name, code, LEVEL, params, f"[{params}]")
-        local = positional_locals(body, code.nlocals, nargs)
-        if local is None:
-            pad = ", None" * (code.nlocals - nargs)
-            local = [f"        L = [{params}{pad}]", *body]
-        return self.around(out, code, settled_level(hoisted_store(local)))
+        return self.around(out, code, settled_level(hoisted_store(parameter_locals(code, body, nargs))))
 
     def settled_lines(self, name: str, code: Code, nargs: int) -> list[str]:
         """`positional_lines` for a caller that has made sure of what its head tests: the
@@ -346,13 +353,9 @@ class CallWrappers:
         depth limit (`settled_calls`). The head would then only confirm both, so the body
         runs with its inlined calls settled; the depth count and the error trail stay."""
         params = ", ".join(f"_L{k}" for k in range(nargs))
-        local = positional_locals(self.fused[id(code)], code.nlocals, nargs)
-        if local is None:
-            pad = ", None" * (code.nlocals - nargs)
-            local = [f"        L = [{params}{pad}]", *self.fused[id(code)]]
         body = [outside_literals(line, lambda c: c.replace(_GUARD, "True")
                                  .replace(_MEMO_GUARD, " is not None and ("))
-                for line in hoisted_store(local)]  # fmt: skip
+                for line in hoisted_store(parameter_locals(code, self.fused[id(code)], nargs))]  # fmt: skip
         head = [f"def {name}(m, pos, {params}):"]
         if LEVEL in without_literals("\n".join(body)):
             head.append(f"    {LEVEL} = m.depth + len(m.frames) + 1")

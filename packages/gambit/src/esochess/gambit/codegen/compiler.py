@@ -22,6 +22,7 @@ from esochess.gambit.codegen.bodies import BodySource
 from esochess.gambit.codegen.calls import CallWrappers
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.expressions import ExprSource
+from esochess.gambit.codegen.memo_policy import traits_read_once
 from esochess.gambit.codegen.runs import fuse_runs
 from esochess.gambit.codegen.selectors import SelectorSource
 from esochess.gambit.codegen.steps import build_steps, drive
@@ -55,6 +56,8 @@ class SourceCompiler(Compiler):
         self.selectors = SelectorSource(self, self.ns, self.sources)
         # The functions `build` will mark static (memoised), known before any call site.
         self.static_names = self.static_functions()
+        # Traits whose memo would not hit (codegen/memo_policy.py): run without one.
+        self.read_once = traits_read_once(tree, checked)
 
     def expr(self, e: A.Expr) -> Ev:
         """A generated function for an expression."""
@@ -171,6 +174,9 @@ class SourceCompiler(Compiler):
         if fn is not None:
             prop.code.simple = fn
             self.calls.fused[id(prop.code)] = ["    " + line for line in lines]
+            # (Read only by procedures, so after every trait's body is generated.)
+            if info.name in self.read_once and not self.static_trait(info, self.static_names):
+                self.calls.cheap.add(id(prop.code))
 
     def leaf(self, body: object) -> bool:
         """True for a cheap body that calls nothing, also not through a trait, a property
