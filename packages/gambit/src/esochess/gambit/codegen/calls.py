@@ -13,6 +13,7 @@ the lookup would cost as much as the body (`cheap`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.inline import LEVEL, outside_literals, without_literals
@@ -125,6 +126,9 @@ def parameter_locals(code: Code, body: list[str], nargs: int) -> list[str]:
     items = [f"_L{k}" for k in range(nargs)] + ["None"] * (code.nlocals - nargs)
     return [f"        L = [{', '.join(items)}]", *body]
 
+
+# How a wrapper's lines are made: (name, code, body, argument count) -> lines.
+_Lines = Callable[[str, Code, list[str], int], list[str]]
 
 _SET_LOCAL = re.compile(r"        _L(\d+) = (.*)")
 _READ_LOCAL = re.compile(r"(?<![\w.])_L(\d+)\b")
@@ -260,33 +264,31 @@ class CallWrappers:
         for code_id, (name, nargs) in self.positional.items():
             code = self.wanted[code_id][1]
             fused = self.fused[code_id]
-            if not self.memoised(code):
-                try:
-                    self.ns.define(name, self.positional_lines(name, code, fused, nargs),
-                                   f"fn {code.where}, arguments as parameters")  # fmt: skip
-                    continue
-                except (SyntaxError, RecursionError, MemoryError):
-                    pass  # nested too deeply for Python: the list wrapper runs it
-            params = ", ".join(f"_L{k}" for k in range(nargs))
-            self.ns.define(name, [f"def {name}(m, pos, {params}):",
-                                  f"    return {self.wanted[code_id][0]}(m, pos, [{params}])"],
-                           f"fn {code.where}, arguments as parameters")  # fmt: skip
-        for code_id, (name, nargs) in self.positional.items():
-            settled = name.replace("_cwp", "_cws", 1)
-            if name[4:] not in self.settled:
-                continue
-            code = self.wanted[code_id][1]
-            if not self.memoised(code):
-                try:
-                    self.ns.define(settled, self.settled_lines(settled, code, nargs),
-                                   f"fn {code.where}, settled")  # fmt: skip
-                    continue
-                except (SyntaxError, RecursionError, MemoryError):
-                    pass  # nested too deeply for Python: the positional wrapper runs it
-            params = ", ".join(f"_L{k}" for k in range(nargs))
-            self.ns.define(settled, [f"def {settled}(m, pos, {params}):",
-                                     f"    return {name}(m, pos, {params})"],
-                           f"fn {code.where}, settled")  # fmt: skip
+            lines = None if self.memoised(code) else self.positional_lines
+            # (A positional wrapper that cannot run its body calls the list wrapper.)
+            self.define_or_forward(name, code, nargs, lines, self.wanted[code_id][0], True)
+            if name[4:] in self.settled:
+                settled = name.replace("_cwp", "_cws", 1)
+                lines = None if self.memoised(code) else self.settled_lines
+                self.define_or_forward(settled, code, nargs, lines, name, False)
+
+    def define_or_forward(self, name: str, code: Code, nargs: int, lines: _Lines | None,
+                          target: str, listed: bool) -> None:  # fmt: skip
+        """Define the wrapper `name` of `code`'s body with `nargs` positional arguments
+        from `lines`, or where there are none or Python cannot compile them (nested too
+        deeply), as a call of the wrapper `target` (passing the arguments as a list when
+        `listed`)."""
+        what = f"fn {code.where}, " + ("arguments as parameters" if listed else "settled")
+        if lines is not None:
+            try:
+                self.ns.define(name, lines(name, code, self.fused[id(code)], nargs), what)
+                return
+            except (SyntaxError, RecursionError, MemoryError):
+                pass  # nested too deeply for Python
+        params = ", ".join(f"_L{k}" for k in range(nargs))
+        self.ns.define(name, [f"def {name}(m, pos, {params}):",
+                              f"    return {target}(m, pos, {f'[{params}]' if listed else params})"],
+                       what)  # fmt: skip
 
     def head(self, name: str, code: Code, level: str, args: str, listed: str = "") -> list[str]:
         """The opening every wrapper that runs its body shares: the call level, the depth
@@ -347,7 +349,7 @@ class CallWrappers:
         out = self.head(name, code, LEVEL, params, f"[{params}]")
         return self.around(out, code, settled_level(hoisted_store(parameter_locals(code, body, nargs))))
 
-    def settled_lines(self, name: str, code: Code, nargs: int) -> list[str]:
+    def settled_lines(self, name: str, code: Code, body: list[str], nargs: int) -> list[str]:
         """`positional_lines` for a caller that has made sure of what its head tests: the
         machine does not trace and `peak` has reached the body's level, which is under the
         depth limit (`settled_calls`). The head would then only confirm both, so the body
@@ -355,7 +357,7 @@ class CallWrappers:
         params = ", ".join(f"_L{k}" for k in range(nargs))
         body = [outside_literals(line, lambda c: c.replace(_GUARD, "True")
                                  .replace(_MEMO_GUARD, " is not None and ("))
-                for line in hoisted_store(parameter_locals(code, self.fused[id(code)], nargs))]  # fmt: skip
+                for line in hoisted_store(parameter_locals(code, body, nargs))]  # fmt: skip
         head = [f"def {name}(m, pos, {params}):"]
         if LEVEL in without_literals("\n".join(body)):
             head.append(f"    {LEVEL} = m.depth + len(m.frames) + 1")
