@@ -59,9 +59,7 @@ def test_bodies_run_in_their_wrapper_behave_as_calls(last: str, tmp_path: Path) 
 # A call of a body that runs in its wrapper passes its arguments as Python parameters
 # (`_cwpN`, codegen/calls.py `positional_lines`): fewer arguments than the body has
 # locals, the depth limit, tracing and the `called from` trail of an error.
-POSITIONAL = """players 1
-
-fixed [int] [XS] = [10, 20, 30]
+STRIDE = """fixed [int] [XS] = [10, 20, 30]
 state int [base] = 0
 
 fn stride(int k, int step) -> int {
@@ -73,7 +71,8 @@ fn stride(int k, int step) -> int {
     }
     return n
 }
-
+"""
+POSITIONAL = "players 1\n\n" + STRIDE + """
 fn via(int d, int k) -> int {
     if d == 0: return stride(k, 1)
     return via(d - 1, k)
@@ -87,15 +86,21 @@ main() {
 """
 
 
+def failing_as_on_the_interpreter(program: str, start: str, trace: bool, tmp_path: Path) -> str:
+    """Run `program` on both engines: the same output (beginning with `start`) and the
+    same run-time error (an index out of range or the depth limit); its generated source."""
+    seen = run_both(program, tmp_path, "--seed", "1", *(["--trace"] if trace else []))
+    assert seen[0] == seen[1]
+    assert seen[0][0] != 0
+    assert seen[0][1].startswith(start)
+    assert "called from" in seen[0][2] or "depth limit" in seen[0][2]
+    return CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+
+
 @pytest.mark.parametrize("last", ["print(stride(4, 1))", "for d in 994..999: print(via(d, 3))"])
 @pytest.mark.parametrize("trace", [False, True])
 def test_positional_calls_behave_as_calls(last: str, trace: bool, tmp_path: Path) -> None:
-    seen = run_both(POSITIONAL.replace("LAST", last), tmp_path, "--seed", "1", *(["--trace"] if trace else []))
-    assert seen[0] == seen[1]
-    assert seen[0][0] != 0
-    assert seen[0][1].startswith("60\n40\n")
-    assert "called from" in seen[0][2] or "depth limit" in seen[0][2]
-    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+    source = failing_as_on_the_interpreter(POSITIONAL.replace("LAST", last), "60\n40\n", trace, tmp_path)
     assert "def _cwp" in source and "_cwp" in source.split("def _cwp")[0]
     # `stride` sets n and i before reading them, and reads `base` once, outside its loop:
     # neither starts as none, and the property's dict is not looked up ahead.
@@ -429,22 +434,7 @@ def test_a_generated_choose_spec_behaves_as_the_interpreters(tmp_path: Path) -> 
 # `settled_calls`) once `peak` has reached the level its calls run at: values, the error
 # trail, the depth limit and traces stay those of the interpreter, also on the first call
 # (where `peak` is still lower and the map calls the wrapper itself).
-SETTLED = """players 1
-
-fixed [[int]] [DS] = [[1, 2], [2, 1], [1, 3]]
-fixed [int] [XS] = [10, 20, 30]
-state int [base] = 0
-
-fn stride(int k, int step) -> int {
-    n = base
-    i = 1
-    while i <= k {
-        n += XS[i]
-        i += step
-    }
-    return n
-}
-
+SETTLED = "players 1\n\nfixed [[int]] [DS] = [[1, 2], [2, 1], [1, 3]]\n" + STRIDE + """
 fn tally(int k) -> int {
     hits = DS filter (d: stride(k, d[1]) + stride(k, d[2]) > 30)
     return #hits
@@ -468,12 +458,7 @@ main() {
 @pytest.mark.parametrize("last", ["print(tally(4))", "for d in 993..999: print(via(d, 3))"])
 @pytest.mark.parametrize("trace", [False, True])
 def test_settled_calls_from_a_map_behave_as_calls(last: str, trace: bool, tmp_path: Path) -> None:
-    seen = run_both(SETTLED.replace("LAST", last), tmp_path, "--seed", "1", *(["--trace"] if trace else []))
-    assert seen[0] == seen[1]
-    assert seen[0][0] != 0
-    assert seen[0][1].startswith("3\n3\n0\n")
-    assert "called from" in seen[0][2] or "depth limit" in seen[0][2]
-    source = CliRunner().invoke(main, ["compile", str(tmp_path / "p.gmb"), "--emit-python"]).stdout
+    source = failing_as_on_the_interpreter(SETTLED.replace("LAST", last), "3\n3\n0\n", trace, tmp_path)
     wrapper = source.split("# fn stride, settled\n")[1].split("\n\n")[0]
     # No depth, tracing or peak test in the variant, and the map picks it once, before its loop.
     assert "m.tracing" not in wrapper and "m.peak" not in wrapper and "err.trail.append" in wrapper

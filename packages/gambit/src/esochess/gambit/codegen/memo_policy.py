@@ -35,23 +35,9 @@ def traits_read_once(tree: D.Program, an: Analysis) -> set[str]:
     for decl in nodes(tree):
         if isinstance(decl, D.FuncDecl) and not decl.pure and not any(
                 isinstance(n, A.Choose) for n in nodes(decl.body)):  # fmt: skip
-            for name, count in _reads(_plain_nodes(decl.body), an).items():
+            for name, count in _reads(nodes(decl.body, _REPEATED), an).items():
                 plain[name] = plain.get(name, 0) + count
     return {name for name, count in plain.items() if everywhere.get(name) == count}
-
-
-def _plain_nodes(body: Any) -> list[Any]:
-    """The nodes of `body`, not those inside a map, filter, selector or choose."""
-    out: list[Any] = []
-    stack = [body]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (list, tuple)):
-            stack.extend(n)
-        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, _REPEATED):
-            out.append(n)
-            stack.extend(getattr(n, f) for f in n.__dataclass_fields__)
-    return out
 
 
 def _reads(found: list[Any], an: Analysis) -> dict[str, int]:

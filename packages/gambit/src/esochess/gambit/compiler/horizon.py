@@ -40,15 +40,16 @@ from esochess.gambit.compiler.common import with_callers
 from esochess.gambit.compiler.context import CompilerLike
 
 
-def nodes(node: Any) -> list[Any]:
-    """Every AST node in `node` (statements and expressions), `node` included."""
+def nodes(node: Any, skip: tuple[type, ...] = ()) -> list[Any]:
+    """Every AST node in `node` (statements and expressions), `node` included, except
+    nodes of the types in `skip` and everything inside them."""
     out: list[Any] = []
     stack = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, (list, tuple)):
             stack.extend(n)
-        elif hasattr(n, "__dataclass_fields__"):
+        elif hasattr(n, "__dataclass_fields__") and not isinstance(n, skip):
             out.append(n)
             stack.extend(getattr(n, f) for f in n.__dataclass_fields__)
     return out
