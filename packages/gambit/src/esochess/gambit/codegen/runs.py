@@ -68,16 +68,24 @@ def instruction_source(f: Any, ns: Namespace) -> tuple[str, bool]:
     return f"({pasted[1]})", bool(pasted[0])
 
 
+class InstructionText:
+    """`instruction_source` for the instructions of one generated function, remembering
+    whether any of them needs the call level (`needs_level`)."""
+
+    def __init__(self, ns: Namespace) -> None:
+        self.ns = ns
+        self.needs_level = False
+
+    def __call__(self, f: Any) -> str:
+        text, needs_level = instruction_source(f, self.ns)
+        self.needs_level = self.needs_level or needs_level
+        return text
+
+
 def _lines(name: str, instrs: list[tuple[Any, ...]], start: int, end: int, ns: Namespace) -> list[str]:
     """The source of the run start..end (exclusive)."""
     body: list[str] = []
-    level = False
-
-    def use(f: Any) -> str:
-        nonlocal level
-        text, needs_level = instruction_source(f, ns)
-        level = level or needs_level
-        return text
+    use = InstructionText(ns)
 
     def goto(k: int, target: int) -> str:
         if target <= start or target > end:
@@ -98,6 +106,6 @@ def _lines(name: str, instrs: list[tuple[Any, ...]], start: int, end: int, ns: N
         else:
             body.append(f"{guard}: {goto(k, ins[1])}")
     # Every instruction of the run starts at the same call level (see predicate.py).
-    head = [LEVEL_LINE] if level else []
+    head = [LEVEL_LINE] if use.needs_level else []
     return [f"def {name}(m, L):", *head, f"    s = {start}", "    while True:", *body,
             f"        return {end}"]  # fmt: skip

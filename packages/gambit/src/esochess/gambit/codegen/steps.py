@@ -29,7 +29,7 @@ from typing import Any
 from esochess.gambit.codegen.bodies import STATEMENTS
 from esochess.gambit.codegen.emit import Namespace
 from esochess.gambit.codegen.inline import LEVEL, LEVEL_LINE
-from esochess.gambit.codegen.runs import instruction_source
+from esochess.gambit.codegen.runs import InstructionText
 from esochess.gambit.compiler.quiet import SKIPPABLE
 from esochess.gambit.limits import CALL_DEPTH_LIMIT
 from esochess.gambit.machine import Machine
@@ -196,13 +196,7 @@ def _lines(name: str, instrs: list[tuple[Any, ...]], entry: int, ns: Namespace,
     reached = _reached(instrs, entry)
     guarded = _guarded(instrs, reached, entry)
     looping = any(t <= j for j in reached for t in _targets(_plain(instrs[j])))
-    level = False
-
-    def use(f: Any) -> str:
-        nonlocal level
-        text, needs_level = instruction_source(f, ns)
-        level = level or needs_level
-        return text
+    use = InstructionText(ns)
 
     def goto(k: int, target: int) -> str:
         if target <= k:
@@ -222,14 +216,14 @@ def _lines(name: str, instrs: list[tuple[Any, ...]], entry: int, ns: Namespace,
         elif skip is not None:
             # A statement silent and quiet machines skip (compiler/quiet.py): its test here.
             height, keyed, seen = skip
-            level = True
+            use.needs_level = True
             test = f"(m.silent or m.quiet) and {LEVEL} + {height} < {CALL_DEPTH_LIMIT}"
             if keyed:
                 test += f" and m.inst_version in {ns.const(seen, 'seen')}"
             lines = [f"if not ({test}): {ns.const(ins[1], 'ins')}(m, L)"]
         elif written is not None:
             lines = [line[4:] for line in written]  # its lines in place, as pasted expressions
-            level = level or any(LEVEL in line for line in lines)
+            use.needs_level = use.needs_level or any(LEVEL in line for line in lines)
         elif op == OP_EXEC:
             lines = [use(ins[1])]
         elif op == OP_JF:
@@ -285,7 +279,7 @@ def _lines(name: str, instrs: list[tuple[Any, ...]], entry: int, ns: Namespace,
             body += [f"{pad}    {line}" for line in lines]
         else:
             body += [pad + line for line in lines]
-    head = [LEVEL_LINE] if level else []
+    head = [LEVEL_LINE] if use.needs_level else []
     if looping:
         return [f"def {name}(m, frames, frame, L):", *head, f"    s = {entry}", "    while True:", *body]
     start = [f"    s = {entry}"] if guarded else []
