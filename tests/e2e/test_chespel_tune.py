@@ -140,3 +140,29 @@ def test_a_ridge_given_is_used(tmp_path: Path) -> None:
                   "-o", "b.chp", cwd=tmp_path)
     assert bad.returncode == 2 and "--ridge" in bad.stderr
     assert not (tmp_path / "b.chp").exists()
+
+
+def test_the_moves_objective_ranks_the_played_moves(tmp_path: Path) -> None:
+    """--objective moves on the shipped Lichess games: the comparison loss falls, the
+    held-out agreement is printed, the tuned file checks, and the same command writes the
+    same file (the alternatives are drawn reproducibly); --label is for the Texel objective."""
+    runs = []
+    for name in ("m1.chp", "m2.chp"):
+        done = chespel("tune", str(POSITIONAL), "--games", str(LICHESS), "--positions", "300",
+                       "--objective", "moves", "--alternatives", "4", "--jobs", "2",
+                       "-o", str(tmp_path / name))
+        assert done.returncode == 0, done.stderr
+        runs.append(done)
+    summary, fit, _ = runs[0].stdout.splitlines()[-3:]
+    assert "positions with their moves compared from 1089 games" in summary
+    assert fit.startswith("T = 0.2 pawns, ridge ")
+    before, after = (float(x) for x in fit.split("loss ")[1].split(";")[0].split(" -> "))
+    assert after < before
+    assert "played move best on held-out games" in fit
+    assert (tmp_path / "m1.chp").read_text() == (tmp_path / "m2.chp").read_text()
+    assert (tmp_path / "m1.chp").read_text() != POSITIONAL.read_text()
+    assert chespel("check", str(tmp_path / "m1.chp")).returncode == 0
+    bad = chespel("tune", str(POSITIONAL), "--games", str(LICHESS), "--objective", "moves",
+                  "--label", "uci:stockfish", "-o", str(tmp_path / "b.chp"))
+    assert bad.returncode == 2 and "--label gives targets for --objective texel" in bad.stderr
+    assert not (tmp_path / "b.chp").exists()

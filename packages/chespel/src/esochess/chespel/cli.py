@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from contextlib import ExitStack
+from typing import Literal
 
 import click
 
@@ -333,13 +334,25 @@ def ablate_command(file: str, games: int, depth: int, max_plies: int, jobs: int,
 @click.option("--ridge", type=click.FloatRange(min=0.0), metavar="LAMBDA",
               help="Ridge strength: the penalty per squared pawn a number moves from the value "
                    "written (default: chosen on held-out games).")
+@click.option("--objective", type=click.Choice(["texel", "moves"]), default="texel",
+              show_default=True,
+              help="texel: fit each position's score to the game's result (or --label); "
+                   "moves: fit the numbers so that the move played in each position scores "
+                   "above the other moves (comparison training; --positions then counts "
+                   "the positions whose moves are compared).")
+@click.option("--alternatives", default=6, show_default=True, type=click.IntRange(0),
+              metavar="K",
+              help="With --objective moves: other moves compared with the one played, per "
+                   "position, drawn at random (0: all of them).")
 def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
                  positions: int | None, freeze: tuple[str, ...], output: str | None, jobs: int,
                  seed: int, label: str | None, label_depth: int, label_weight: float,
-                 ridge: float | None) -> None:
-    """Texel-tune the numbers of FILE.chp's rules on the positions of finished games
+                 ridge: float | None, objective: Literal["texel", "moves"],
+                 alternatives: int) -> None:
+    """Tune the numbers of FILE.chp's rules on the positions of finished games
     (`--games A.pgn B.pgn ...`) and write the same program with the tuned numbers (layout
-    and comments kept)."""
+    and comments kept). The Texel objective fits scores to results; the moves objective
+    fits them to rank the moves the players chose first."""
     # The tuner (numpy, scipy: about half a second of imports) is loaded only here, so
     # that every other command starts without it.
     from esochess.chespel.tuning.labels import LabelSettings
@@ -348,6 +361,8 @@ def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
     games = games + more_games
     if not games:
         raise click.UsageError("missing option '--games'")
+    if objective == "moves" and label is not None:
+        raise click.UsageError("--label gives targets for --objective texel only")
     result = load_program(file)
     generated_source(file)
     assert result.program is not None
@@ -365,7 +380,8 @@ def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     settings = TuneSettings(games=games, positions=positions, freeze=freeze, jobs=jobs,
-                            seed=seed, label=labels, ridge=ridge)
+                            seed=seed, label=labels, ridge=ridge, objective=objective,
+                            alternatives=alternatives)
     try:
         found = tune(file, read_source(file), result, settings,
                      lambda line: click.echo(line, err=True))
@@ -384,10 +400,17 @@ def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
         click.echo(f"chespel: position skipped: run-time error at {line}", err=True)
     for line in found.table:
         click.echo(line)
-    click.echo(f"{found.positions} quiet positions from {counts.used} games "
+    what = "positions with their moves compared" if found.agreement else "quiet positions"
+    click.echo(f"{found.positions} {what} from {counts.used} games "
                f"({found.dropped} dropped after the capture search); "
                f"{found.tuned} numbers tuned, {found.frozen} frozen, "
                f"{found.untouched} left as written (not a linear score weight, or unused)")
-    click.echo(f"K = {found.k:.4f} per pawn, ridge {found.ridge:g}; error "
-               f"{found.error_before:.6f} -> {found.error_after:.6f}")
+    if found.agreement:
+        click.echo(f"T = {found.k:g} pawns, ridge {found.ridge:g}; loss "
+                   f"{found.error_before:.6f} -> {found.error_after:.6f}; played move best on "
+                   f"held-out games {100 * found.agreement[0]:.2f}% -> "
+                   f"{100 * found.agreement[1]:.2f}%")
+    else:
+        click.echo(f"K = {found.k:.4f} per pawn, ridge {found.ridge:g}; error "
+                   f"{found.error_before:.6f} -> {found.error_after:.6f}")
     click.echo(f"wrote {target}")

@@ -35,13 +35,15 @@ RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 @dataclass(frozen=True)
 class Candidate:
-    """A position of a game: its FEN, castling flags, the game's result for White and the
-    game's number (counting from 0 over all the files read)."""
+    """A position of a game: its FEN, castling flags, the game's result for White, the
+    game's number (counting from 0 over all the files read) and the move played there
+    (UCI; empty for a position that is not a game's)."""
 
     fen: str
     flags: int
     result: float
     game: int
+    move: str = ""
 
 
 @dataclass
@@ -130,7 +132,7 @@ def read_candidates(handle: TextIO, name: str, count: GameCount,
         for ply, move in enumerate(game.mainline_moves()):
             if ply >= FIRST_PLY and not board.is_check():
                 count.candidates += 1
-                yield Candidate(board.fen(), flags, result, first + number - 1)
+                yield Candidate(board.fen(), flags, result, first + number - 1, move.uci())
             flags |= castle_bit(board, move)
             board.push(move)
 

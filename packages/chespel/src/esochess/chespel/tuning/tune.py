@@ -1,9 +1,11 @@
-"""`chespel tune`: Texel tuning of a program's numbers from games (docs/chespel.md#tuning).
+"""`chespel tune`: tuning of a program's numbers from games (docs/chespel.md#tuning).
 
 The pipeline flows one way: games → candidate positions (samples.py) → a random choice of
 them → quiet positions and their features, computed once per position by a traced
-evaluation (tracing.py), spread over worker processes → the fit (fit.py) → the source
-with the new numbers (weights.py), checked again before it is returned.
+evaluation (tracing.py), spread over worker processes → the fit (fit.py for the Texel
+objective; moves.py for the moves objective, whose positions are the leaves of each
+chosen position's moves) → the source with the new numbers (weights.py), checked again
+before it is returned.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import TypeVar
+from functools import partial
+from typing import Literal, TypeVar
 
 import chess
 import numpy as np
@@ -27,6 +30,14 @@ from esochess.chespel.runtime.evaluation import Program
 from esochess.chespel.runtime.values import ChespelRuntimeError
 from esochess.chespel.tuning.fit import Data, error, texel
 from esochess.chespel.tuning.labels import LabelError, Labeller, LabelSettings
+from esochess.chespel.tuning.moves import (
+    ALTERNATIVES,
+    TEMPERATURE,
+    comparison,
+    loss,
+    pairs,
+    root_leaves,
+)
 from esochess.chespel.tuning.samples import (
     Candidate,
     GameCount,
@@ -36,7 +47,7 @@ from esochess.chespel.tuning.samples import (
     read_candidates,
     split_games,
 )
-from esochess.chespel.tuning.tracing import Tracer, features, traced_program
+from esochess.chespel.tuning.tracing import Gradient, Tracer, features, traced_program
 from esochess.chespel.tuning.weights import (
     Weight,
     clamp_weight,
@@ -52,6 +63,10 @@ CHUNK = 1000
 """Positions per unit of work sent to a worker process."""
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")
+
+
+Objective = Literal["texel", "moves"]
+OBJECTIVES: tuple[Objective, ...] = ("texel", "moves")
 
 
 class TuneError(Exception):
@@ -71,6 +86,10 @@ class TuneSettings:
     """Targets from a reference engine's search instead of game results alone."""
     ridge: float | None = None
     """The ridge λ; None: chosen on held-out games."""
+    objective: Objective = "texel"
+    """`texel`: fit the score to the result (or label); `moves`: rank the played move first."""
+    alternatives: int = ALTERNATIVES
+    """The moves objective's alternatives per position (0: every one)."""
 
 
 @dataclass(frozen=True)
@@ -90,11 +109,16 @@ class TuneResult:
     untouched: int
     dropped: int = 0
     runtime_errors: list[str] = field(default_factory=list)
+    agreement: tuple[float, float] | None = None
+    """The moves objective: the share of held-out positions whose played move scores best,
+    before and after (the error and K are then the comparison loss and T)."""
 
 
 @dataclass
 class _Chunk:
-    """Features of a run of positions, as sparse triplets (row within the chunk)."""
+    """Features of a run of positions, as sparse triplets (row within the chunk). `results`
+    are the targets (Texel objective) or the leaves' roles (moves objective, moves.py:
+    the played move's, then each other move's of the same position)."""
 
     results: list[float] = field(default_factory=list)
     games: list[int] = field(default_factory=list)
@@ -105,6 +129,25 @@ class _Chunk:
     entangled: set[int] = field(default_factory=set)
     dropped: int = 0
     errors: list[str] = field(default_factory=list)
+
+    def add(self, target: float, game: int, score: int, grad: Gradient, sign: int = 1) -> None:
+        """A row: its target, game, score and features (times `sign`)."""
+        row = len(self.results)
+        self.results.append(target)
+        self.games.append(game)
+        self.scores.append(sign * score)
+        for column, coefficient in grad.items():
+            if coefficient:
+                self.rows.append(row)
+                self.columns.append(column)
+                self.coefficients.append(sign * coefficient)
+
+    def skip(self, candidate: Candidate, exc: ChespelRuntimeError) -> None:
+        """A position whose evaluation failed: counted, and the first few reported."""
+        self.dropped += 1
+        if len(self.errors) < 5:
+            self.errors.append(f"{candidate.fen}: {exc.message} "
+                               f"(line {exc.line}, column {exc.column})")
 
 
 class _Worker:
@@ -158,20 +201,29 @@ def _features(candidates: Sequence[Candidate]) -> _Chunk:
             score, grad = features(_Worker.traced, *found)
             target = _Worker.target(found[0], candidate.result)
         except ChespelRuntimeError as exc:
-            chunk.dropped += 1
-            if len(chunk.errors) < 5:
-                chunk.errors.append(f"{candidate.fen}: {exc.message} "
-                                    f"(line {exc.line}, column {exc.column})")
+            chunk.skip(candidate, exc)
             continue
-        row = len(chunk.results)
-        chunk.results.append(target)
-        chunk.games.append(candidate.game)
-        chunk.scores.append(score)
-        for column, coefficient in grad.items():
-            if coefficient:
-                chunk.rows.append(row)
-                chunk.columns.append(column)
-                chunk.coefficients.append(coefficient)
+        chunk.add(target, candidate.game, score, grad)
+    chunk.entangled = Tracer.take()
+    return chunk
+
+
+def _leaf_features(candidates: Sequence[Candidate], alternatives: int, seed: int) -> _Chunk:
+    """The leaves of each position's moves (moves.py), scored for the side to move there."""
+    chunk = _Chunk()
+    Tracer.take()
+    for candidate in candidates:
+        try:
+            leaves = root_leaves(candidate, alternatives, seed)
+            if leaves is None or len(leaves) < 2:
+                chunk.dropped += 1
+                continue
+            found = [features(_Worker.traced, leaf.board, leaf.flags) for leaf in leaves]
+        except ChespelRuntimeError as exc:
+            chunk.skip(candidate, exc)
+            continue
+        for leaf, (score, grad) in zip(leaves, found, strict=True):
+            chunk.add(leaf.role, candidate.game, score, grad, leaf.sign)
     chunk.entangled = Tracer.take()
     return chunk
 
@@ -217,13 +269,16 @@ class _Pool:
             stop_pool(self.executor)  # a worker ended mid-result must not hang the exit
 
 
-def _all_features(pool: _Pool, candidates: Sequence[Candidate],
+def _all_features(pool: _Pool, candidates: Sequence[Candidate], settings: TuneSettings,
                   progress: Callable[[str], None]) -> Iterator[_Chunk]:
     total = len(candidates)
     done = shown = 0
     step = max(total // 10, 1)
-    for chunk in pool.map(_features, _chunks(candidates)):
-        done += len(chunk.results) + chunk.dropped
+    work: Callable[[Sequence[Candidate]], _Chunk] = _features
+    if settings.objective == "moves":
+        work = partial(_leaf_features, alternatives=settings.alternatives, seed=settings.seed)
+    for chunk, part in zip(pool.map(work, _chunks(candidates)), _chunks(candidates), strict=True):
+        done += len(part)
         if done - shown >= step or done == total:
             shown = done
             progress(f"features: {done}/{total} positions")
@@ -265,7 +320,7 @@ def tune(path: str, text: str, result: CheckResult, settings: TuneSettings,
                  f"using {len(chosen)}")
         if not chosen:
             raise TuneError("the games hold no position to tune on (finished games needed)")
-        chunks = list(_all_features(pool, chosen, progress))
+        chunks = list(_all_features(pool, chosen, settings, progress))
         finished = True
     except LabelError as exc:
         raise TuneError(str(exc)) from None
@@ -277,9 +332,21 @@ def tune(path: str, text: str, result: CheckResult, settings: TuneSettings,
     if not len(data.y):
         raise TuneError("no position was left after the capture search")
     start = np.array([weights[i].millis / 1000 for i in tuned], dtype=np.float64)
-    fit = texel(data, start, settings.ridge)
-    values = {index: clamp_weight(value * 1000) for index, value in zip(tuned, fit.weights, strict=True)}
+    agreement: tuple[float, float] | None = None
+    if settings.objective == "moves":
+        comparisons = pairs(data)
+        if not comparisons.roots:
+            raise TuneError("no position with an alternative move was left")
+        moves = comparison(comparisons, start, settings.ridge)
+        fitted, k, chosen_ridge, before = moves.weights, TEMPERATURE, moves.ridge, moves.loss_before
+        agreement = (moves.agreement_before, moves.agreement_after)
+    else:
+        fit = texel(data, start, settings.ridge)
+        fitted, k, chosen_ridge, before = fit.weights, fit.k, fit.ridge, fit.error_before
+    values = {index: clamp_weight(value * 1000) for index, value in zip(tuned, fitted, strict=True)}
     rounded = np.array([values[i] / 1000 for i in tuned], dtype=np.float64)
+    after = (loss(comparisons.fitted(), rounded) if settings.objective == "moves"
+             else error(data, k, rounded))
     new_source = rewrite(text, weights, values)
     check = compile_source(path, new_source)
     if not check.ok:
@@ -287,11 +354,11 @@ def tune(path: str, text: str, result: CheckResult, settings: TuneSettings,
     return TuneResult(
         source=new_source,
         table=weight_table(weights, values, frozen),
-        k=fit.k, ridge=fit.ridge, error_before=fit.error_before, error_after=error(data, fit.k, rounded),
-        positions=len(data.y), games=count, tuned=len(tuned), frozen=len(frozen),
+        k=k, ridge=chosen_ridge, error_before=before, error_after=after,
+        positions=comparisons.roots if settings.objective == "moves" else len(data.y), games=count, tuned=len(tuned), frozen=len(frozen),
         untouched=len(weights) - len(tuned) - len(frozen),
         dropped=sum(chunk.dropped for chunk in chunks),
-        runtime_errors=[e for chunk in chunks for e in chunk.errors][:5])
+        runtime_errors=[e for chunk in chunks for e in chunk.errors][:5], agreement=agreement)
 
 
 def _data(chunks: Sequence[_Chunk], weights: Sequence[Weight],
