@@ -22,6 +22,7 @@ from typing import Literal, TypeVar
 
 import chess
 import numpy as np
+import numpy.typing as npt
 from scipy import sparse
 
 from esochess.chespel.check_result import CheckResult
@@ -149,6 +150,34 @@ class _Chunk:
             self.errors.append(f"{candidate.fen}: {exc.message} "
                                f"(line {exc.line}, column {exc.column})")
 
+    def packed(self) -> _Rows:
+        """The chunk as arrays: what a worker hands back and the parent keeps until the fit
+        (a Python list holds a pointer and a boxed number per entry, about seven times the
+        bytes; a million-position tune held gigabytes of them)."""
+        return _Rows(
+            results=np.array(self.results, dtype=np.float64),
+            games=np.array(self.games, dtype=np.int64),
+            scores=np.array(self.scores, dtype=np.int64),
+            rows=np.array(self.rows, dtype=np.int32),
+            columns=np.array(self.columns, dtype=np.int32),
+            coefficients=np.array(self.coefficients, dtype=np.float64),
+            entangled=frozenset(self.entangled), dropped=self.dropped, errors=tuple(self.errors))
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """A packed `_Chunk`: the same rows, targets and features as arrays."""
+
+    results: npt.NDArray[np.float64]
+    games: npt.NDArray[np.int64]
+    scores: npt.NDArray[np.int64]
+    rows: npt.NDArray[np.int32]
+    columns: npt.NDArray[np.int32]
+    coefficients: npt.NDArray[np.float64]
+    entangled: frozenset[int]
+    dropped: int
+    errors: tuple[str, ...]
+
 
 class _Worker:
     """The traced program one process computes features with, and its reference engine
@@ -189,7 +218,7 @@ class _Worker:
             cls.labeller = None
 
 
-def _features(candidates: Sequence[Candidate]) -> _Chunk:
+def _features(candidates: Sequence[Candidate]) -> _Rows:
     chunk = _Chunk()
     Tracer.take()
     for candidate in candidates:
@@ -205,10 +234,10 @@ def _features(candidates: Sequence[Candidate]) -> _Chunk:
             continue
         chunk.add(target, candidate.game, score, grad)
     chunk.entangled = Tracer.take()
-    return chunk
+    return chunk.packed()
 
 
-def _leaf_features(candidates: Sequence[Candidate], alternatives: int, seed: int) -> _Chunk:
+def _leaf_features(candidates: Sequence[Candidate], alternatives: int, seed: int) -> _Rows:
     """The leaves of each position's moves (moves.py), scored for the side to move there."""
     chunk = _Chunk()
     Tracer.take()
@@ -225,7 +254,7 @@ def _leaf_features(candidates: Sequence[Candidate], alternatives: int, seed: int
         for leaf, (score, grad) in zip(leaves, found, strict=True):
             chunk.add(leaf.role, candidate.game, score, grad, leaf.sign)
     chunk.entangled = Tracer.take()
-    return chunk
+    return chunk.packed()
 
 
 def _chunks(candidates: Sequence[Candidate]) -> Iterator[Sequence[Candidate]]:
@@ -270,11 +299,11 @@ class _Pool:
 
 
 def _all_features(pool: _Pool, candidates: Sequence[Candidate], settings: TuneSettings,
-                  progress: Callable[[str], None]) -> Iterator[_Chunk]:
+                  progress: Callable[[str], None]) -> Iterator[_Rows]:
     total = len(candidates)
     done = shown = 0
     step = max(total // 10, 1)
-    work: Callable[[Sequence[Candidate]], _Chunk] = _features
+    work: Callable[[Sequence[Candidate]], _Rows] = _features
     if settings.objective == "moves":
         work = partial(_leaf_features, alternatives=settings.alternatives, seed=settings.seed)
     for chunk, part in zip(pool.map(work, _chunks(candidates)), _chunks(candidates), strict=True):
@@ -361,33 +390,24 @@ def tune(path: str, text: str, result: CheckResult, settings: TuneSettings,
         runtime_errors=[e for chunk in chunks for e in chunk.errors][:5], agreement=agreement)
 
 
-def _data(chunks: Sequence[_Chunk], weights: Sequence[Weight],
+def _data(chunks: Sequence[_Rows], weights: Sequence[Weight],
           excluded: set[int]) -> tuple[Data, list[int]]:
     """The fit's data: columns are the weights some position depends on, minus `excluded`
     (whose contribution joins the constant part)."""
-    rows: list[int] = []
-    columns: list[int] = []
-    coefficients: list[float] = []
-    results: list[float] = []
-    games: list[int] = []
-    scores: list[int] = []
-    for chunk in chunks:
-        offset = len(results)
-        rows.extend(row + offset for row in chunk.rows)
-        columns.extend(chunk.columns)
-        coefficients.extend(chunk.coefficients)
-        results.extend(chunk.results)
-        games.extend(chunk.games)
-        scores.extend(chunk.scores)
-    used = sorted(set(columns) - excluded)
-    position = {index: i for i, index in enumerate(used)}
-    keep = [i for i, column in enumerate(columns) if column in position]
+    offsets = np.cumsum([0] + [len(chunk.results) for chunk in chunks[:-1]])
+    rows = np.concatenate([chunk.rows.astype(np.int64) + offset
+                           for chunk, offset in zip(chunks, offsets, strict=True)])
+    columns = np.concatenate([chunk.columns for chunk in chunks])
+    coefficients = np.concatenate([chunk.coefficients for chunk in chunks])
+    results = np.concatenate([chunk.results for chunk in chunks])
+    used = sorted(set(np.unique(columns).tolist()) - excluded)
+    position = np.full(len(weights), -1, dtype=np.int64)
+    position[used] = np.arange(len(used))
+    keep = position[columns] >= 0
     matrix = sparse.csr_matrix(
-        (np.array([coefficients[i] for i in keep], dtype=np.float64),
-         (np.array([rows[i] for i in keep], dtype=np.int64),
-          np.array([position[columns[i]] for i in keep], dtype=np.int64))),
+        (coefficients[keep], (rows[keep], position[columns[keep]])),
         shape=(len(results), len(used)))
     start = np.array([weights[i].millis / 1000 for i in used], dtype=np.float64)
-    c = np.array(scores, dtype=np.float64) / 1000 - matrix @ start
-    return Data(np.array(results, dtype=np.float64), c, matrix,
-                np.array(games, dtype=np.int64)), used
+    scores = np.concatenate([chunk.scores for chunk in chunks]).astype(np.float64)
+    c = scores / 1000 - matrix @ start
+    return Data(results, c, matrix, np.concatenate([chunk.games for chunk in chunks])), used
