@@ -66,3 +66,30 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path, watch: str) -> 
     while any(_alive(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(w) for w in workers)
+
+
+def _slow(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_stop_pool_ends_the_workers_and_the_manager_thread() -> None:
+    # What is left running after stop_pool is what the interpreter's exit would race with
+    # (a wake-up written to a pipe being closed): nothing may be.
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from esochess.fen.processes import stop_pool
+
+    pool = ProcessPoolExecutor(2, mp_context=get_context("fork"))
+    futures = [pool.submit(_slow, 30.0) for _ in range(4)]
+    time.sleep(0.5)
+    state = vars(pool)  # the executor's private parts: its processes and manager thread
+    workers = list(state["_processes"].values())
+    manager = state["_executor_manager_thread"]
+    assert isinstance(manager, threading.Thread) and manager.is_alive()
+    stop_pool(pool, grace=5.0)
+    assert not manager.is_alive()
+    assert not any(worker.is_alive() for worker in workers)
+    assert all(future.done() for future in futures)

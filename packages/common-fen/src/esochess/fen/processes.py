@@ -87,7 +87,14 @@ def stop_pool(executor: ProcessPoolExecutor, grace: float = WORKER_GRACE) -> Non
     but this process holds a copy of its write end, so that copy is closed first: the
     workers' deaths then leave no writer, the manager reads end-of-file and winds the pool
     down as broken (dropping only results nobody wants).
+
+    That manager thread is then waited for (at most `grace` seconds more). Until Python
+    3.13, the interpreter's exit, and the executor's collection, wake that thread through a
+    pipe without the lock the thread takes to close the pipe: a wake-up racing the close
+    wrote to a closed descriptor and printed an `OSError: [Errno 9]` traceback after the
+    command's own last words. Once the thread has ended, those wake-ups do nothing.
     """
+    manager = getattr(executor, "_executor_manager_thread", None)
     results = getattr(executor, "_result_queue", None)
     writer = getattr(results, "_writer", None)
     if writer is not None:
@@ -102,3 +109,5 @@ def stop_pool(executor: ProcessPoolExecutor, grace: float = WORKER_GRACE) -> Non
             process.kill()
             process.join(grace)
     executor.shutdown(wait=False, cancel_futures=True)
+    if isinstance(manager, threading.Thread):
+        manager.join(grace)
