@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -51,4 +52,25 @@ def test_sigterm_to_cql_leaves_nothing_behind(tmp_path: Path, jobs: str) -> None
     assert b"Traceback" not in err and err == b""
     assert [p.name for p in out.iterdir()] == ["result.pgn"]
     assert (out / "result.pgn").read_text() == "the previous result\n"
+    assert _wait_for(lambda: not any(w.is_running() and w.status() != "zombie" for w in workers), 30)
+
+
+def test_ctrl_c_to_gambit_playout_jobs_ends_parent_and_workers_quietly() -> None:
+    # Ctrl-C in a terminal reaches the whole process group: the workers must leave it to
+    # the parent (no traceback of theirs), and the parent must end them, not wait for
+    # the chunks they were playing (1,250,000 games each here: many minutes, far beyond
+    # the 60 s hang guard).
+    game = Path(__file__).resolve().parents[2] / "examples" / "gambit" / "connect-four.gmb"
+    proc = subprocess.Popen(
+        [str(BIN / "gambit"), "playout", "-n", "10000000", "--jobs", "2", str(game)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert _wait_for(lambda: len(psutil.Process(proc.pid).children(recursive=True)) >= 2, 60)
+    time.sleep(1.0)  # the workers are playing
+    workers = psutil.Process(proc.pid).children(recursive=True)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = finish(proc, 60)
+    assert proc.returncode == 130
+    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
     assert _wait_for(lambda: not any(w.is_running() and w.status() != "zombie" for w in workers), 30)
