@@ -414,3 +414,72 @@ def tune_command(file: str, more_games: tuple[str, ...], games: tuple[str, ...],
         click.echo(f"K = {found.k:.4f} per pawn, ridge {found.ridge:g}; error "
                    f"{found.error_before:.6f} -> {found.error_after:.6f}")
     click.echo(f"wrote {target}")
+
+
+@main.command(name="spsa")
+@click.argument("file", type=InputFile())
+@click.option("--iterations", default=500, show_default=True, type=click.IntRange(1),
+              help="Game pairs to play (one pair per iteration).")
+@click.option("--nodes", default=1000, show_default=True, type=click.IntRange(1),
+              help="Fixed node count per move of both sides.")
+@click.option("--perturbation", "perturbation", default=0.25, show_default=True,
+              type=click.FloatRange(0.0, min_open=True), metavar="C",
+              help="How far each multiplier is pushed up and down for a pair.")
+@click.option("--step", default=0.01, show_default=True,
+              type=click.FloatRange(0.0, min_open=True), metavar="A",
+              help="Step size: a pair won 2-0 moves each multiplier by A/(2C).")
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="Seed of the random directions.")
+@click.option("--max-plies", default=200, show_default=True, type=click.IntRange(1),
+              help="Adjudicate a draw after this many half-moves.")
+@click.option("--openings", "openings_file", type=InputFile(),
+              help="Openings, as for `chespel match` (used in file order, one per iteration, "
+                   "round and round).")
+@click.option("--freeze", "freeze", multiple=True, metavar="NAME",
+              help="Keep this rule's numbers as written (repeatable).")
+@click.option("--jobs", default=2, show_default=True, type=click.IntRange(1),
+              help="Pairs played at once, each on its own engine processes (a batch shares "
+                   "one starting point).")
+@click.option("-o", "output", metavar="OUT.chp",
+              help="Tuned program to write (default: FILE with .spsa.chp).")
+def spsa_command(file: str, iterations: int, nodes: int, perturbation: float, step: float,
+                 seed: int, max_plies: int, openings_file: str | None,
+                 freeze: tuple[str, ...], jobs: int, output: str | None) -> None:
+    """Tune the score numbers of FILE.chp by play (SPSA) and write the same program with the
+    new numbers (layout and comments kept).
+
+    Each list of numbers (a piece-square table) shares one multiplier, and every other
+    score number has its own; all start at 1. Each iteration pushes every multiplier up or
+    down by C at random, plays the pushed-up program against the pushed-down one (a game
+    pair with colours reversed, at fixed nodes) and moves the multipliers towards the side
+    that scored better. Multipliers stay between 0 and 3. Progress goes to stderr, the
+    table of multipliers to stdout.
+    """
+    from esochess.chespel.tuning.spsa import SpsaError, SpsaSettings
+    from esochess.chespel.tuning.spsa_games import spsa
+
+    generated_source(file)  # its diagnostics, and exit 2 on errors
+    text = read_source(file)
+    result = compile_source(file, text)
+    assert result.program is not None
+    target = output or default_output(file) + ".spsa.chp"
+    try:
+        settings = SpsaSettings(
+            iterations=iterations, nodes=nodes, perturbation=perturbation, step=step, seed=seed,
+            max_plies=max_plies, freeze=freeze, jobs=jobs,
+            **({"openings": read_openings(openings_file)} if openings_file else {}))
+        # Opened first, so that an unwritable OUT.chp is reported before any game is played;
+        # it appears only when the run has finished.
+        with files.open_output(target, text=True, inputs=[file]) as out:
+            found = spsa(file, text, result.program, settings,
+                         lambda line: click.echo(line, err=True))
+            out.write(found.source)
+    except (SpsaError, MatchError) as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except files.OutputError as exc:
+        click.echo(f"chespel: error: {exc}", err=True)
+        sys.exit(EXIT_RUNTIME)
+    for line in found.table:
+        click.echo(line)
+    click.echo(f"wrote {target}")
