@@ -474,6 +474,10 @@ def spsa_command(file: str, iterations: int, nodes: int, perturbation: float, st
             found = spsa(file, text, result.program, settings,
                          lambda line: click.echo(line, err=True))
             out.write(found.source)
+    except KeyboardInterrupt:
+        # The games in play were ended and the temporary folder removed on the way out.
+        click.echo(f"chespel: interrupted; {target} not written", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
     except (SpsaError, MatchError) as exc:
         click.echo(f"chespel: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
