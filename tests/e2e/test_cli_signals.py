@@ -1,5 +1,7 @@
 """Killed runs leave nothing behind: SIGTERM to a real `cql` writing its output ends with
-143, no traceback, no temporary file, the old output untouched and no worker left."""
+143, no traceback, no temporary file, the old output untouched and no worker left; Ctrl-C
+to `gambit playout --jobs`, `chespel tune` and `chespel ablate` ends with 130 and no
+process left."""
 
 from __future__ import annotations
 
@@ -74,3 +76,33 @@ def test_ctrl_c_to_gambit_playout_jobs_ends_parent_and_workers_quietly() -> None
     assert proc.returncode == 130
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
     assert _wait_for(lambda: not any(w.is_running() and w.status() != "zombie" for w in workers), 30)
+
+
+POSITIONAL = Path(__file__).resolve().parents[2] / "examples" / "chespel" / "positional.chp"
+
+
+@pytest.mark.parametrize("command", [
+    ["tune", str(POSITIONAL), "--games", str(LICHESS), "--jobs", "2"],
+    ["ablate", str(POSITIONAL), "--games", "200", "--depth", "3", "--jobs", "2"],
+], ids=["tune", "ablate"])
+def test_ctrl_c_to_chespel_exits_130_like_every_command(tmp_path: Path,
+                                                        command: list[str]) -> None:
+    # click alone would print "Aborted!" and exit 1; the group handler exits 130 after the
+    # command's own clean-up, which leaves no output, temporary program or process.
+    proc = subprocess.Popen(
+        [str(BIN / "chespel"), *command, *(["-o", str(tmp_path / "out.chp")]
+                                           if command[0] == "tune" else [])],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert _wait_for(lambda: len(psutil.Process(proc.pid).children(recursive=True)) >= 2, 60)
+    time.sleep(1.0)  # the workers or engines are busy
+    children = psutil.Process(proc.pid).children(recursive=True)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = finish(proc, 60)
+    assert proc.returncode == 130, err
+    assert err.endswith(b"chespel: interrupted\n") and b"Traceback" not in err
+    assert _wait_for(lambda: not any(c.is_running() and c.status() != "zombie"
+                                     for c in children), 30)
+    assert list(tmp_path.iterdir()) == []

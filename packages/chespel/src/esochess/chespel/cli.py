@@ -89,6 +89,16 @@ class _Commands(click.Group):
         name, command, rest = super().resolve_command(ctx, args)
         return (command.name if command is not None else name), command, rest
 
+    def invoke(self, ctx: click.Context) -> object:
+        # click would turn Ctrl-C into "Aborted!" and exit 1; like every esochess command,
+        # a stopped chespel command exits 130 (143 for SIGTERM, set by esochess.launch)
+        # once its own clean-up (engines, pools, temporary files) has run.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("chespel: interrupted", err=True)
+            sys.exit(ExitCode.INTERRUPTED)
+
 
 @click.group("chespel", cls=_Commands, context_settings=CONTEXT_SETTINGS)
 @version_option("chespel", "esochess-chespel")
