@@ -12,7 +12,9 @@ How a command ends when it is stopped from outside (the same for all five):
 - SIGTERM: raised as `Terminated`, a KeyboardInterrupt, so every `finally` block and
   every Ctrl-C path runs (temporary files are removed, pools shut down); nothing more is
   printed on stderr and the exit status is 143. A second SIGTERM during that clean-up is
-  ignored; SIGKILL remains the way to stop a process at once.
+  ignored; SIGKILL remains the way to stop a process at once. A command that swallowed
+  `Terminated` (raised inside a `__del__`, say) gets it again after 3 s and, if still
+  running after 10 s, leaves with 143 without further clean-up.
 - A closed stdout (`cql … | head -1`): exit 1 without a message, as click and the Python
   documentation's recipe do (stdout is pointed at /dev/null so the final flush is silent).
 """
@@ -81,8 +83,10 @@ def _stop_raising_again() -> None:
 def _start_watchdog() -> None:
     # A signal handler's exception surfaces at whatever bytecode runs next; when that is a
     # __del__ or a weakref callback, Python swallows it and the command would wait for
-    # ever with SIGTERM ignored. So: raise once more after a while, and in the end die as
-    # SIGTERM means by default (pool workers follow through their parent-death signal).
+    # ever with SIGTERM ignored. So: raise once more after a while, and in the end leave
+    # with status 143 at once (pool workers follow through their parent-death signal).
+    # That last step cannot restore SIGTERM's default action and signal this process
+    # again: only the main thread may call signal.signal, and this is not it.
     import threading
 
     main = threading.main_thread().ident
@@ -94,8 +98,7 @@ def _start_watchdog() -> None:
             _raise_again = True
             signal.pthread_kill(main, signal.SIGTERM)
         time.sleep(GIVE_UP_AFTER - RAISE_AGAIN_AFTER)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+        os._exit(EXIT_TERMINATED)
 
     threading.Thread(target=watch, name="esochess-sigterm-watchdog", daemon=True).start()
 
