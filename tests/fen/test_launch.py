@@ -167,23 +167,28 @@ def test_a_swallowed_sigterm_is_raised_again_instead_of_hanging() -> None:
 
 SWALLOWS_EVERY_ONE = """
 import time
-from esochess import launch
-launch.RAISE_AGAIN_AFTER, launch.GIVE_UP_AFTER = 0.2, 0.5
-launch.handle_sigterm()
-print("ready", flush=True)
-while True:
-    try:
-        time.sleep(0.02)
-    except KeyboardInterrupt:
-        pass  # every Terminated lost: only the watchdog's last step can end the process
+def main():
+    print("ready", flush=True)
+    while True:
+        try:
+            time.sleep(0.02)
+        except KeyboardInterrupt:
+            pass  # every Terminated lost: only the watchdog's last step ends the process
 """
 
 
-def test_a_sigterm_swallowed_every_time_still_ends_the_process_with_143() -> None:
+def test_a_sigterm_swallowed_every_time_still_ends_the_process_with_143(tmp_path: Path) -> None:
     # The last step runs on the watchdog thread, which may not call signal.signal: it
     # used to die there with a ValueError nobody saw, and the process ran on for ever.
-    proc = subprocess.Popen([sys.executable, "-c", SWALLOWS_EVERY_ONE],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # (A Terminated that lands between the loop's `try`s reaches launch.run, which also
+    # exits 143: that is the path of a real command.)
+    (tmp_path / "swallowing_cli.py").write_text(SWALLOWS_EVERY_ONE)
+    code = ("import sys; from esochess import launch; "
+            "launch.RAISE_AGAIN_AFTER, launch.GIVE_UP_AFTER = 0.2, 0.5; "
+            "sys.exit(launch.run('swallowing_cli'))")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
     proc.send_signal(signal.SIGTERM)
     _, err = finish(proc, 30)
