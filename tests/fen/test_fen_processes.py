@@ -93,3 +93,58 @@ def test_stop_pool_ends_the_workers_and_the_manager_thread() -> None:
     assert not manager.is_alive()
     assert not any(worker.is_alive() for worker in workers)
     assert all(future.done() for future in futures)
+
+
+WAITS_FOR_A_BUSY_THREAD = """
+import os, signal, sys, threading, time
+from concurrent.futures import ThreadPoolExecutor
+from esochess import launch
+from esochess.fen import processes
+launch.handle_sigterm()
+pool = ThreadPoolExecutor(1)
+started = threading.Event()
+def work():
+    started.set()
+    time.sleep(60)
+    return "finished"
+future = pool.submit(work)
+started.wait()
+(worker,) = [t for t in threading.enumerate() if t is not threading.main_thread()]
+# The kernel may hand a process's signal to any thread; here it goes to the pool's.
+threading.Timer(0.3, signal.pthread_kill, (worker.ident, signal.SIGTERM)).start()
+try:
+    print(WAIT(future), flush=True)
+except KeyboardInterrupt:
+    print("handled", flush=True)
+    os._exit(143)
+"""
+
+
+def test_result_of_lets_a_signal_taken_by_another_thread_stop_the_wait() -> None:
+    # `future.result()` in its place waits the whole 60 s: the main thread sleeps in a
+    # lock wait that a signal delivered to another thread does not interrupt.
+    script = WAITS_FOR_A_BUSY_THREAD.replace("WAIT", "processes.result_of")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=30)
+    assert (done.returncode, done.stdout) == (143, "handled\n")
+    assert time.monotonic() - started < 20
+
+
+def test_result_of_returns_results_and_raises_the_work_s_errors() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from esochess.fen import processes
+
+    def slow(value: int) -> int:
+        time.sleep(0.3)
+        return value
+
+    def fails() -> None:
+        raise TimeoutError("the work's own timeout")
+
+    with ThreadPoolExecutor(2) as pool:
+        assert processes.result_of(pool.submit(slow, 7), wake=0.05) == 7
+        with pytest.raises(TimeoutError, match="the work's own"):
+            processes.result_of(pool.submit(fails), wake=0.05)
+        assert list(processes.results_in_order(pool, slow, [3, 1, 2])) == [3, 1, 2]

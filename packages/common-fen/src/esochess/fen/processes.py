@@ -19,8 +19,13 @@ import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from multiprocessing.process import BaseProcess
+from typing import TypeVar
+
+_T = TypeVar("_T")
+_In = TypeVar("_In")
 
 #: From <linux/prctl.h>.
 PR_SET_PDEATHSIG = 1
@@ -111,3 +116,37 @@ def stop_pool(executor: ProcessPoolExecutor, grace: float = WORKER_GRACE) -> Non
     executor.shutdown(wait=False, cancel_futures=True)
     if isinstance(manager, threading.Thread):
         manager.join(grace)
+
+
+#: How often a thread waiting for a pool's result wakes up, in seconds.
+WAKE_SECONDS = 0.2
+
+
+def result_of(future: Future[_T], wake: float = WAKE_SECONDS) -> _T:
+    """`future.result()`, for the main thread: it wakes every `wake` seconds.
+
+    A signal sent to the process (Ctrl-C, SIGTERM) may be handed by the kernel to any of
+    its threads, such as a pool's manager or queue-feeder thread. Python then only notes
+    it; the handler runs when the main thread next runs Python code, and a main thread
+    blocked in an unbounded wait for a lock never does. A `cql -j 2` once ignored SIGTERM
+    that way until it was killed.
+    """
+    while True:
+        try:
+            return future.result(timeout=wake)
+        except TimeoutError:
+            if future.done():  # the work itself raised TimeoutError
+                raise
+
+
+def results_in_order(executor: Executor, function: Callable[[_In], _T],
+                     items: Iterable[_In]) -> Iterator[_T]:
+    """`executor.map(function, items)`, its results waited for with `result_of`; the work
+    not yet started is cancelled when the iterator is closed or left early."""
+    futures = [executor.submit(function, item) for item in items]
+    try:
+        for future in futures:
+            yield result_of(future)
+    finally:
+        for future in futures:
+            future.cancel()

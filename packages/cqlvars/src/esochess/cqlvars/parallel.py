@@ -235,7 +235,7 @@ def _pool_results(
         while window:
             part, future = window.popleft()
             try:
-                result = future.result()
+                result = processes.result_of(future)
             except BrokenProcessPool as exc:
                 raise PartitionFailed(
                     f"a worker process died while evaluating games "

@@ -21,7 +21,7 @@ import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 
-from esochess.fen.processes import die_with_parent, stop_pool
+from esochess.fen.processes import die_with_parent, result_of, stop_pool
 from esochess.gambit.frontend import compile_source
 from esochess.gambit.program import Program
 
@@ -74,7 +74,7 @@ def parallel_playouts(
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         for future in futures:
-            for outcome in future.result():
+            for outcome in result_of(future):
                 yield outcome
                 if isinstance(outcome, str):
                     return

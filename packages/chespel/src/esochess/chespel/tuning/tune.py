@@ -58,7 +58,7 @@ from esochess.chespel.tuning.weights import (
     weight_table,
 )
 from esochess.fen import files
-from esochess.fen.processes import die_with_parent, stop_pool
+from esochess.fen.processes import die_with_parent, results_in_order, stop_pool
 
 CHUNK = 1000
 """Positions per unit of work sent to a worker process."""
@@ -286,7 +286,7 @@ class _Pool:
     def map(self, function: Callable[[_In], _Out], items: Iterable[_In]) -> Iterator[_Out]:
         if self.executor is None:
             return map(function, items)
-        return self.executor.map(function, items)
+        return results_in_order(self.executor, function, items)
 
     def close(self, finished: bool) -> None:
         _Worker.close()
