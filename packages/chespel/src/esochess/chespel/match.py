@@ -276,11 +276,20 @@ class _Player:
         if self.retired:
             raise MatchError("the match was stopped")
         try:
+            # In a process group of its own: a terminal's Ctrl-C is the match's to handle
+            # (it stops every engine), and an engine still importing would otherwise print
+            # its own KeyboardInterrupt traceback. An engine whose match is killed reads
+            # the end of its input and quits.
             self.engine = chess.engine.SimpleEngine.popen_uci(
-                list(self.spec.command), timeout=STARTUP, stderr=None)
+                list(self.spec.command), timeout=STARTUP, stderr=None, setpgrp=True)
         except (OSError, chess.engine.EngineError, TimeoutError) as exc:
             reason = str(exc) or type(exc).__name__
             raise MatchError(f"cannot start engine {' '.join(self.spec.command)}: {reason}") from None
+        if self.retired:
+            # Stopped while the engine was starting (a game restarting a crashed engine
+            # when the match is stopped): Seats.close found no engine to close.
+            self.close()
+            raise MatchError("the match was stopped")
         self.engine.timeout = self.timeout
         for key, value in self.spec.options:
             try:
