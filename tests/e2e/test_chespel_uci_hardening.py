@@ -291,3 +291,29 @@ def test_adversarial_interleavings_give_legal_moves_and_prompt_readyok() -> None
           f"readyok latency median {statistics.median(latencies):.1f} ms, "
           f"max {max(latencies):.1f} ms")
     assert re.match(r"bestmove ", answers[-1])
+
+
+def test_an_engine_whose_reader_is_gone_ends_when_its_search_does() -> None:
+    # A GUI or a match that dies mid-search closes both pipes. The search's `bestmove`
+    # then meets a broken pipe: the search thread used to die of it without saying so,
+    # and the reader, at the end of its input, waited for it in a busy loop for ever.
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "esochess.chespel", "uci", str(EXAMPLES / "material.chp")],
+        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert engine.stdin is not None and engine.stdout is not None
+    engine.stdin.write(b"uci\nisready\n")
+    engine.stdin.flush()
+    while engine.stdout.readline().strip() != b"readyok":
+        pass
+    engine.stdin.write(b"position startpos\ngo movetime 500\n")
+    engine.stdin.flush()
+    engine.stdout.close()
+    engine.stdin.close()
+    try:
+        engine.wait(timeout=20)
+    finally:
+        engine.kill()
+    assert engine.stderr is not None
+    err = engine.stderr.read()
+    engine.stderr.close()
+    assert (engine.returncode, err) == (0, b"")

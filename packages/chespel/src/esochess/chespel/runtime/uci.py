@@ -161,7 +161,7 @@ class UciSession:
                 for event in self._infinite:
                     event.set()
                 worker = self._worker
-            if worker is None:
+            if worker is None or not worker.is_alive():
                 return
             worker.join()
 
@@ -307,19 +307,30 @@ class UciSession:
             self._worker.start()
 
     def _work(self, game: Game, limits: Limits, start: float, event: threading.Event) -> None:
-        """The search thread: the search, then the commands queued meanwhile, in order."""
-        self._search(game, limits, start, event)
-        while True:
+        """The search thread: the search, then the commands queued meanwhile, in order.
+
+        When the output is gone (the GUI or the match died), the thread ends quietly and
+        says so: `finish` would otherwise wait for a search thread that no longer runs."""
+        try:
+            self._search(game, limits, start, event)
+            while True:
+                with self._lock:
+                    if not self._pending or self._quitting:
+                        self._pending.clear()
+                        self._worker = None
+                        return
+                    word, rest, line, queued_at, queued_event = self._pending.popleft()
+                try:
+                    self.command(word, rest, line, queued_at, queued_event)
+                except OSError:
+                    raise
+                except Exception as exc:  # never a traceback (docs/reference/chespel.md#the-engine)
+                    self.out.line(f"info string error: internal error: {exc}")
+        except OSError:  # BrokenPipeError and the like: nobody reads the answers any more
             with self._lock:
-                if not self._pending or self._quitting:
-                    self._pending.clear()
-                    self._worker = None
-                    return
-                word, rest, line, queued_at, queued_event = self._pending.popleft()
-            try:
-                self.command(word, rest, line, queued_at, queued_event)
-            except Exception as exc:  # never a traceback (docs/reference/chespel.md#the-engine)
-                self.out.line(f"info string error: internal error: {exc}")
+                self._quitting = True
+                self._pending.clear()
+                self._worker = None
 
     def _done(self, event: threading.Event) -> None:
         with self._lock:
